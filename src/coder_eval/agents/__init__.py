@@ -1,0 +1,1 @@
+"""Agents: the registry of agent kinds and the plugin loader."""

@@ -1,0 +1,52 @@
+"""AgentRegistry: binds an agent `type` string to its config class and implementation.
+
+Registration is anti-shadow: binding the same pair again is a no-op, claiming a
+taken type with anything else raises, so plugin load order can never silently
+swap one agent for another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+
+from coder_eval.models.agent import BaseAgentConfig, register_agent_config, registered_agent_kinds
+
+T = TypeVar("T", bound=type[Any])
+
+
+class AgentRegistry:
+    """Class-level registry of agent kinds (the plugin hook receives the class itself)."""
+
+    _agents: ClassVar[dict[str, type[Any]]] = {}
+
+    @classmethod
+    def register(cls, kind: str, config_class: type[BaseAgentConfig]) -> Callable[[T], T]:
+        """Decorator binding `kind` to an agent class and its config class."""
+
+        def bind(agent_class: T) -> T:
+            existing = cls._agents.get(kind)
+            if existing is not None and existing is not agent_class:
+                raise ValueError(
+                    f"agent type {kind!r} is already provided by {existing.__qualname__}; "
+                    f"{agent_class.__qualname__} cannot replace it"
+                )
+            register_agent_config(kind, config_class)
+            cls._agents[kind] = agent_class
+            return agent_class
+
+        return bind
+
+    @classmethod
+    def register_schema(cls, kind: str, config_class: type[BaseAgentConfig]) -> None:
+        """Declare a kind's config schema before (or without) an implementation in this install."""
+        register_agent_config(kind, config_class)
+
+    @classmethod
+    def agent_class(cls, kind: str) -> type[Any] | None:
+        """The implementation of `kind`, or None when only its schema is known here."""
+        return cls._agents.get(kind)
+
+    @classmethod
+    def kinds(cls) -> list[str]:
+        return registered_agent_kinds()

@@ -1,0 +1,1 @@
+"""YAML task files to validated, dataset-expanded, filtered tasks."""

@@ -1,0 +1,106 @@
+"""Dataset fan-out: one task file, one task per row, `${row.x}` substituted."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from coder_eval.errors import TaskConfigError
+from coder_eval.models.base import IDENTIFIER_RE
+from coder_eval.models.task_parts import DatasetConfig
+
+_PLACEHOLDER = re.compile(r"\$\{row\.([^}]+)\}")
+
+
+def read_rows(dataset: DatasetConfig, task_dir: Path, source: Path) -> list[dict[str, Any]]:
+    """Inline rows, or JSONL files (relative to the task YAML) concatenated in order."""
+    if dataset.rows is not None:
+        return [dict(r) for r in dataset.rows]
+    rows: list[dict[str, Any]] = []
+    for i, rel in enumerate(dataset.paths or []):
+        path = (task_dir / rel).resolve()
+        field = f"dataset.paths[{i}]"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TaskConfigError.single(source, f"cannot read dataset file {rel} ({exc.strerror or exc})", field,
+                                         "paths are relative to the task YAML") from None
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise TaskConfigError.single(source, f"{rel} line {n} is not valid JSON ({exc.msg})", field) from None
+            if not isinstance(row, dict):
+                raise TaskConfigError.single(source, f"{rel} line {n} must be a JSON object", field)
+            rows.append(row)
+    return rows
+
+
+def check_row_ids(task_id: str, rows: list[dict[str, Any]], id_field: str, source: Path) -> list[str]:
+    """Every row needs a unique, directory-safe id."""
+    if not rows:
+        raise TaskConfigError.single(source, f"Dataset for task '{task_id}' is empty", "dataset")
+    ids: list[str] = []
+    seen: set[str] = set()
+    for row in rows:
+        if id_field not in row or row[id_field] is None:
+            raise TaskConfigError.single(
+                source, f"Dataset row for task '{task_id}' missing id_field '{id_field}': {json.dumps(row)[:200]}",
+                "dataset.id_field")
+        rid = str(row[id_field])
+        if not IDENTIFIER_RE.match(rid):
+            raise TaskConfigError.single(
+                source, f"Dataset row id '{rid}' must match {IDENTIFIER_RE.pattern} "
+                "(letters, digits, underscore, hyphen, dot)", "dataset")
+        if rid in seen:
+            raise TaskConfigError.single(source, f"Duplicate dataset row id for task '{task_id}': '{rid}'", "dataset")
+        seen.add(rid)
+        ids.append(rid)
+    return ids
+
+
+def _render_value(value: Any, name: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        raise TypeError(f"${{row.{name}}}: value must be a scalar")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def substitute(text: str, row: dict[str, Any]) -> str:
+    """Replace `${row.name}` placeholders; unknown names raise KeyError, containers TypeError."""
+
+    def repl(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in row:
+            raise KeyError(f"${{row.{name}}}: key not found (available: {sorted(row)})")
+        return _render_value(row[name], name)
+
+    return _PLACEHOLDER.sub(repl, text)
+
+
+def substitute_leaves(value: Any, row: dict[str, Any]) -> Any:
+    """Substitute in every string leaf of a nested structure."""
+    if isinstance(value, str):
+        return substitute(value, row)
+    if isinstance(value, list):
+        return [substitute_leaves(v, row) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute_leaves(v, row) for k, v in value.items()}
+    return value
+
+
+def row_document(raw: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The raw task document for one row: prompt and criteria substituted, dataset removed."""
+    doc = {k: v for k, v in raw.items() if k != "dataset"}
+    if isinstance(doc.get("initial_prompt"), str):
+        doc["initial_prompt"] = substitute(doc["initial_prompt"], row)
+    if "success_criteria" in doc:
+        doc["success_criteria"] = substitute_leaves(doc["success_criteria"], row)
+    return doc

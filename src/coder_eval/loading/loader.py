@@ -1,0 +1,152 @@
+"""Load task files into validated tasks: parse, validate, fan out datasets, filter."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from coder_eval.errors import TaskConfigError
+from coder_eval.loading.dataset import check_row_ids, read_rows, row_document
+from coder_eval.loading.discovery import discover_task_files
+from coder_eval.loading.problems import validation_problems
+from coder_eval.loading.sampling import flat_sample, stratified_sample
+from coder_eval.loading.yaml_source import LineMap, read_yaml
+from coder_eval.models.run import SkippedTask
+from coder_eval.models.task import TaskDefinition
+from coder_eval.plugins import ensure_plugins_loaded
+
+
+@dataclass(frozen=True)
+class LoadedTask:
+    """A validated task ready to resolve and run; a dataset row when `row_id` is set."""
+
+    definition: TaskDefinition
+    source_file: Path
+    suite_id: str | None = None
+    row_id: str | None = None
+    row: dict[str, Any] | None = None
+
+    @property
+    def task_id(self) -> str:
+        if self.row_id is not None:
+            return f"{self.suite_id}/{self.row_id}"
+        return self.definition.task_id
+
+    @property
+    def task_dir(self) -> Path:
+        return self.source_file.parent.resolve()
+
+
+@dataclass
+class SelectOptions:
+    """CLI selection: sampling, tag filters, quarantined tasks."""
+
+    sample: int | None = None
+    sample_per_stratum: int | None = None
+    tags: list[str] = field(default_factory=list)
+    exclude_tags: list[str] = field(default_factory=list)
+    include_skipped: bool = False
+
+
+@dataclass
+class LoadReport:
+    tasks: list[LoadedTask] = field(default_factory=list)
+    skipped: list[SkippedTask] = field(default_factory=list)
+    errors: list[TaskConfigError] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskDefinition:
+    """Validate one parsed YAML document as a task, reporting every problem at once."""
+    ensure_plugins_loaded()
+    if not isinstance(raw, dict):
+        kind = "empty" if raw is None else type(raw).__name__
+        raise TaskConfigError.single(source, f"a task file must be a YAML mapping, not {kind}", "",
+                                     "start with `task_id: my-task`")
+    try:
+        return TaskDefinition.model_validate(raw)
+    except ValidationError as exc:
+        raise TaskConfigError(source, validation_problems(exc, raw, lines or {}, TaskDefinition)) from None
+
+
+def load_task_file(path: Path) -> tuple[TaskDefinition, dict[str, Any]]:
+    """Parse and validate one task file; returns the task and its raw mapping."""
+    raw, lines = read_yaml(path)
+    task = validate_document(raw, path, lines)
+    return task, raw
+
+
+def _tag_matches(tag: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(tag, p) for p in patterns)
+
+
+def is_selected(task: TaskDefinition, options: SelectOptions) -> bool:
+    if options.tags and not any(_tag_matches(t, options.tags) for t in task.tags):
+        return False
+    return not (options.exclude_tags and any(_tag_matches(t, options.exclude_tags) for t in task.tags))
+
+
+def _sample_rows(task: TaskDefinition, rows: list[dict[str, Any]], options: SelectOptions) -> list[dict[str, Any]]:
+    assert task.dataset is not None
+    if options.sample is not None:
+        return flat_sample(rows, options.sample)
+    per_stratum = options.sample_per_stratum or task.dataset.sample_per_stratum
+    if per_stratum is not None:
+        return stratified_sample(rows, per_stratum, task.dataset.stratify_field, task.dataset.sample_seed)
+    return rows
+
+
+def expand_dataset(
+    task: TaskDefinition, raw: dict[str, Any], source: Path, options: SelectOptions | None = None
+) -> list[LoadedTask]:
+    """One LoadedTask per (sampled) row; a task without a dataset yields itself."""
+    if task.dataset is None:
+        return [LoadedTask(task, source)]
+    options = options or SelectOptions()
+    rows = read_rows(task.dataset, source.parent, source)
+    check_row_ids(task.task_id, rows, task.dataset.id_field, source)
+    out: list[LoadedTask] = []
+    for row in _sample_rows(task, rows, options):
+        rid = str(row[task.dataset.id_field])
+        try:
+            doc = row_document(raw, row)
+        except (KeyError, TypeError) as exc:
+            message = exc.args[0] if exc.args else str(exc)
+            raise TaskConfigError.single(source, f"row {rid!r}: {message}", "success_criteria/initial_prompt",
+                                         "every ${row.x} must name a scalar field of every row") from None
+        try:
+            definition = TaskDefinition.model_validate(doc)
+        except ValidationError as exc:
+            problems = validation_problems(exc, doc, {}, TaskDefinition)
+            for p in problems:
+                p.message = f"row {rid!r}: {p.message}"
+            raise TaskConfigError(source, problems) from None
+        out.append(LoadedTask(definition, source, suite_id=task.task_id, row_id=rid, row=row))
+    return out
+
+
+def load_tasks(paths: list[str], options: SelectOptions | None = None, *, cwd: Path | None = None) -> LoadReport:
+    """Discover, validate, filter and expand. Bad files land in `errors`, not exceptions."""
+    options = options or SelectOptions()
+    report = LoadReport(files=discover_task_files(paths, cwd=cwd))
+    seen_ids: dict[str, Path] = {}
+    for path in report.files:
+        try:
+            task, raw = load_task_file(path)
+            if task.task_id in seen_ids:
+                raise TaskConfigError.single(path, f"task_id {task.task_id!r} is also used by {seen_ids[task.task_id]}",
+                                             "task_id", "task ids must be unique across a run")
+            seen_ids[task.task_id] = path
+            if task.skip and not options.include_skipped:
+                report.skipped.append(SkippedTask(path=str(path), reason="skip: true (use --include-skipped)"))
+                continue
+            if not is_selected(task, options):
+                continue
+            report.tasks.extend(expand_dataset(task, raw, path, options))
+        except TaskConfigError as exc:
+            report.errors.append(exc)
+    return report

@@ -1,0 +1,50 @@
+"""The strict base every authored schema inherits from."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+
+class StrictModel(BaseModel):
+    """Unknown keys are errors: a typo in YAML must never be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=False)
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression: {exc}") from exc
+    return pattern
+
+
+RegexStr = Annotated[str, AfterValidator(_compiles)]
+"""A string that must compile as a Python regular expression."""
+
+IDENTIFIER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+
+
+def _identifier(value: str) -> str:
+    if not IDENTIFIER_RE.match(value):
+        raise ValueError(
+            f"{value!r} must use letters, digits, '_', '-', '.' and not start with '.' or '-' "
+            "(it becomes a directory name)"
+        )
+    return value
+
+
+Identifier = Annotated[str, AfterValidator(_identifier)]
+"""An id that is safe to use as a directory name."""
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_non_blank)]

@@ -1,0 +1,191 @@
+"""Where a task runs: driver, environments, template sources, CLI recorders, limits."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from coder_eval.models.base import NonBlank, StrictModel
+
+RESERVED_RECORD_TOOLS = frozenset({"python", "python3", "env", "sh", "bash", "node", "git", "uv", "cmd"})
+
+
+class RepoSource(StrictModel):
+    """Clone a git repository into the sandbox (must be the first source)."""
+
+    type: Literal["repo"] = "repo"
+    url: NonBlank = Field(description="Repository URL.")
+    commit: str | None = Field(None, description="Commit, tag or branch to check out.")
+
+
+class TemplateDirSource(StrictModel):
+    """Copy a local directory (relative to the task YAML) into the sandbox."""
+
+    type: Literal["template_dir"] = "template_dir"
+    path: NonBlank = Field(description="Directory, relative to the task YAML.")
+    mount_point: str = Field(".", description="Sandbox-relative directory the contents land in.")
+
+    @field_validator("mount_point")
+    @classmethod
+    def _inside_sandbox(cls, value: str) -> str:
+        p = PurePosixPath(value.replace("\\", "/"))
+        if p.is_absolute() or ".." in p.parts:
+            raise ValueError("mount_point must be a relative path that stays inside the sandbox")
+        return value
+
+
+class StarterFile(StrictModel):
+    """One inline file."""
+
+    path: NonBlank = Field(description="Sandbox-relative path of the file.")
+    content: str = Field("", description="File content.")
+
+    @field_validator("path")
+    @classmethod
+    def _inside_sandbox(cls, value: str) -> str:
+        p = PurePosixPath(value.replace("\\", "/"))
+        if p.is_absolute() or ".." in p.parts:
+            raise ValueError("starter file paths must be relative and stay inside the sandbox")
+        return value
+
+
+class StarterFilesSource(StrictModel):
+    """Write files given inline in the YAML."""
+
+    type: Literal["starter_files"] = "starter_files"
+    files: list[StarterFile] = Field(min_length=1, description="Files to write.")
+
+
+TemplateSource = Annotated[RepoSource | TemplateDirSource | StarterFilesSource, Field(discriminator="type")]
+
+
+class PythonEnv(StrictModel):
+    """A uv-created virtual environment inside the sandbox."""
+
+    env_packages: list[NonBlank] = Field(default_factory=list, description="Requirement specifiers to install.")
+    version: str | None = Field(None, description="Python version for the venv (default: the harness's).")
+
+
+class NodeEnv(StrictModel):
+    """npm packages installed into the sandbox."""
+
+    packages: list[NonBlank] = Field(default_factory=list, description="npm package specifiers.")
+
+
+class ResourceLimits(StrictModel):
+    """Resource caps; only `timeout` binds under tempdir."""
+
+    timeout: float = Field(300, gt=0, description="Seconds allowed for any sandbox subprocess.")
+    max_memory_mb: int | None = Field(None, ge=1, description="docker --memory.")
+    max_cpus: float | None = Field(None, gt=0, description="docker --cpus.")
+    max_pids: int | None = Field(None, ge=1, description="docker --pids-limit.")
+    max_disk_mb: int | None = Field(None, ge=1, description="Reserved; not enforced.")
+
+
+class RecordCliMatch(StrictModel):
+    """When a per-invocation response applies."""
+
+    verb: NonBlank = Field(description="Ordered prefix of the non-flag arguments.")
+
+
+class RecordCliResponse(StrictModel):
+    """A canned answer for invocations matching `when`; unset fields fall back to the entry's."""
+
+    when: RecordCliMatch
+    stdout: str | None = None
+    stderr: str | None = None
+    exit_code: int | None = Field(None, ge=0, le=255)
+
+
+class RecordCliSpec(StrictModel):
+    """Shadow an executable with a shim that records each call and answers as configured."""
+
+    tool: NonBlank = Field(description="Bare executable name to shadow.")
+    exit_code: int = Field(1, ge=0, le=255, description="Exit code of the shim (default 1: the tool 'fails').")
+    stdout: str = Field("", description="What the shim prints on stdout.")
+    stderr: str = Field("", description="What the shim prints on stderr.")
+    responses: list[RecordCliResponse] = Field(default_factory=list, description="Per-invocation answers, first match wins.")
+
+    @field_validator("tool")
+    @classmethod
+    def _bare_name(cls, value: str) -> str:
+        if "/" in value or "\\" in value or value.strip() != value or value.startswith("."):
+            raise ValueError("tool must be a bare executable name (no path, no spaces)")
+        if value in RESERVED_RECORD_TOOLS:
+            raise ValueError(
+                f"{value!r} cannot be recorded: shadowing it would break the harness itself "
+                f"(reserved: {', '.join(sorted(RESERVED_RECORD_TOOLS))})"
+            )
+        return value
+
+
+class DockerBuild(StrictModel):
+    """docker build customisation."""
+
+    args: dict[str, str] = Field(default_factory=dict, description="--build-arg values.")
+    buildkit: bool | None = Field(None, description="Force BuildKit on or off.")
+    extra_args: list[str] = Field(default_factory=list, description="Extra docker build arguments.")
+    secrets: list[str] = Field(default_factory=list, description="--secret specifications.")
+
+
+class DockerConfig(StrictModel):
+    """Container settings for driver: docker."""
+
+    image: str | None = Field(None, description="Pre-built image to run.")
+    dockerfile_path: str | None = Field(None, description="Dockerfile to build, relative to the task YAML.")
+    network: str | None = Field(None, description="docker --network (none, bridge, ...).")
+    working_dir: str | None = Field(None, description="Working directory inside the container ('auto' or a path).")
+    build: DockerBuild | None = None
+    env_passthrough_extra: list[str] = Field(default_factory=list, description="Extra env vars forwarded in.")
+
+    @model_validator(mode="after")
+    def _one_image_source(self) -> DockerConfig:
+        if self.image and self.dockerfile_path:
+            raise ValueError("image and dockerfile_path are mutually exclusive")
+        return self
+
+
+def _check_ignore_pattern(raw: str) -> str:
+    value = raw.strip()
+    if not value or value == "!":
+        raise ValueError("ignore_patterns entries must not be empty or a bare '!'")
+    return value
+
+
+class SandboxConfig(StrictModel):
+    """The sandbox a task runs in."""
+
+    driver: Literal["tempdir", "docker"] = Field("tempdir", description="Isolation driver.")
+    python: PythonEnv | None = Field(default_factory=PythonEnv, description="Python venv; null skips it.")
+    node: NodeEnv | None = Field(None, description="npm packages to install.")
+    template_sources: list[TemplateSource] = Field(default_factory=list, description="Applied in order, last wins.")
+    ignore_patterns: list[str] = Field(
+        default_factory=list, description="Extra ignore patterns; a leading '!' removes a default one."
+    )
+    limits: ResourceLimits = Field(default_factory=ResourceLimits, description="Resource caps.")
+    record_cli: list[RecordCliSpec] = Field(default_factory=list, description="Executables to shadow and record.")
+    mock_path_dirs: list[NonBlank] = Field(default_factory=list, description="Directories put first on PATH.")
+    docker: DockerConfig | None = Field(None, description="Settings for driver: docker.")
+
+    @field_validator("python", mode="before")
+    @classmethod
+    def _empty_is_default(cls, value: object) -> object:
+        return {} if value == {} else value
+
+    @field_validator("ignore_patterns")
+    @classmethod
+    def _patterns(cls, values: list[str]) -> list[str]:
+        return [_check_ignore_pattern(v) for v in values]
+
+    @model_validator(mode="after")
+    def _rules(self) -> SandboxConfig:
+        for i, src in enumerate(self.template_sources):
+            if isinstance(src, RepoSource) and i != 0:
+                raise ValueError("a repo template source must be the first in template_sources")
+        tools = [spec.tool for spec in self.record_cli]
+        dupes = sorted({t for t in tools if tools.count(t) > 1})
+        if dupes:
+            raise ValueError(f"record_cli names {', '.join(dupes)} more than once")
+        return self

@@ -1,0 +1,140 @@
+"""Task-level blocks other than agent, sandbox and criteria."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from coder_eval.models.base import NonBlank, StrictModel
+
+
+class RunLimits(StrictModel):
+    """Run-time caps: turns, wall clock, tokens and dollars."""
+
+    max_turns: int | None = Field(None, ge=1, description="Maximum agent turns.")
+    expected_turns: int | None = Field(None, ge=1, description="Soft target; exceeding it only warns.")
+    task_timeout: float | None = Field(None, gt=0, description="Wall-clock seconds for the whole task (TIMEOUT).")
+    turn_timeout: float | None = Field(None, gt=0, description="Wall-clock seconds per agent turn.")
+    max_input_tokens: int | None = Field(None, ge=1, description="Cumulative input-token budget.")
+    max_output_tokens: int | None = Field(None, ge=1, description="Cumulative output-token budget.")
+    max_total_tokens: int | None = Field(None, ge=1, description="Cumulative total-token budget.")
+    max_usd: float | None = Field(None, gt=0, description="Cumulative agent spend budget in USD.")
+    stop_early: Literal[False] | None = Field(
+        None, description="false disarms every stop_early block (the kill switch for a full run)."
+    )
+    stop_early_gate_threshold: float = Field(
+        1.0, ge=0.0, le=1.0, description="Weighted score the armed criteria must reach on an early stop."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_master_arm(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("stop_early") is True:
+            raise ValueError(
+                "run_limits.stop_early: true is not supported: a stop_early block on a criterion arms it; "
+                "use run_limits.stop_early: false only to disarm them all"
+            )
+        return data
+
+
+class ReferenceConfig(StrictModel):
+    """A reference solution directory, never visible to the agent."""
+
+    directory: NonBlank = Field(description="Directory relative to the task YAML; exposed as $REFERENCE_DIR.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrated_forms(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for old in ("code", "file"):
+                if old in data:
+                    raise ValueError(
+                        f"reference.{old} is no longer supported: put the solution in a directory next to the "
+                        "task and write `reference: {directory: \"reference\"}` "
+                        "(reference_comparison then names the file with reference_file)"
+                    )
+        return data
+
+
+class PreRunCommand(StrictModel):
+    """A shell command run in the sandbox before the agent starts."""
+
+    command: NonBlank = Field(description="Shell command (pipes, redirects and & allowed).")
+    timeout: int = Field(30, ge=1, le=300, description="Seconds (1-300).")
+    fail_on_error: bool = Field(True, description="A failure ends the task as ERROR and skips the rest.")
+
+
+class PostRunCommand(StrictModel):
+    """A shell command run after grading; informational only."""
+
+    command: NonBlank = Field(description="Shell command.")
+    timeout: int = Field(30, ge=1, le=300, description="Seconds (1-300).")
+
+
+class DatasetConfig(StrictModel):
+    """Fan one task out into one task per row."""
+
+    rows: list[dict[str, Any]] | None = Field(None, description="Inline rows; exclusive with paths.")
+    paths: list[NonBlank] | None = Field(None, description="JSONL files relative to the task YAML, in order.")
+    id_field: NonBlank = Field("id", description="Row field used as the row id (a directory name).")
+    sample_per_stratum: int | None = Field(None, ge=1, description="Keep up to N rows per stratum.")
+    stratify_field: NonBlank = Field("expected_skill", description="Row field that defines the stratum.")
+    sample_seed: int | None = Field(None, description="Seed that pins the stratified draw.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DatasetConfig:
+        if self.rows is not None and self.paths is not None:
+            raise ValueError("Dataset must specify only one of 'paths' or 'rows'")
+        if self.rows is None and self.paths is None:
+            raise ValueError("Dataset must specify either 'paths' or 'rows'")
+        if self.paths is not None and not self.paths:
+            raise ValueError("Dataset.paths must be a non-empty list")
+        return self
+
+
+class SimulationConfig(StrictModel):
+    """A simulated user that keeps the conversation going."""
+
+    enabled: bool = Field(False, description="Master switch.")
+    persona: NonBlank = Field(description="Who the simulated user is.")
+    goal: NonBlank = Field(description="What the simulated user wants.")
+    constraints: list[str] = Field(default_factory=list, description="Rules the simulator follows.")
+    max_turns: int = Field(8, ge=1, le=100, description="Cap on user/agent exchanges.")
+    stop_token: str = Field("<<<DONE>>>", description="Sentinel the simulator emits to end the dialog.")
+    stop_on_criteria_pass: bool = Field(False, description="End once every criterion passes.")
+    max_total_tokens: int | None = Field(None, ge=1, description="Dialog-wide token budget.")
+    n_trials: int = Field(1, ge=1, description="Independent dialogs per (task, variant).")
+    check_criteria: Literal["end_of_dialog", "every_turn", "both"] = Field(
+        "end_of_dialog", description="When criteria are checked."
+    )
+    model: str = Field("anthropic.claude-sonnet-4-6", description="Model that plays the user (pinned).")
+
+    @model_validator(mode="after")
+    def _stop_needs_checks(self) -> SimulationConfig:
+        if self.stop_on_criteria_pass and self.check_criteria == "end_of_dialog":
+            raise ValueError("stop_on_criteria_pass needs check_criteria: every_turn or both")
+        return self
+
+
+class ApiRouteOverride(StrictModel):
+    """Which backend the grading side (judges) uses."""
+
+    route: Literal["direct", "bedrock", "litellm"] = Field(description="Backend name.")
+    model: str | None = Field(None, description="llm_judge model when the criterion leaves model unset.")
+    params: dict[str, Any] = Field(default_factory=dict, description="litellm only: literal call kwargs.")
+    env_params: dict[str, str] = Field(default_factory=dict, description="litellm only: kwarg -> env var name.")
+
+    @model_validator(mode="after")
+    def _litellm_rules(self) -> ApiRouteOverride:
+        if self.route != "litellm" and (self.params or self.env_params):
+            raise ValueError("params and env_params are only valid with route: litellm")
+        if self.route == "litellm" and not self.model:
+            raise ValueError("route: litellm needs a model")
+        return self
+
+
+class CheckerContext(StrictModel):
+    """Task-authored configuration for the grading side, by namespace."""
+
+    api_route: ApiRouteOverride | None = Field(None, description="Backend for llm_judge / agent_judge.")
