@@ -50,7 +50,19 @@ class FlagPredicate(StrictModel):
     flags: int | None = Field(None, ge=0, description="`re` flags for matches_regex only.")
     aliases: list[NonBlank] = Field(default_factory=list, description="Other names of the same flag.")
 
-    PREDICATES: ClassVar[tuple[str, ...]] = ("equals", "contains", "matches_regex", "any_of", "present", "absent")
+    PREDICATES: ClassVar[tuple[str, ...]] = (
+        "equals",
+        "contains",
+        "matches_regex",
+        "any_of",
+        "present",
+        "absent",
+    )
+
+    @field_validator("aliases")
+    @classmethod
+    def _strip_alias_dashes(cls, names: list[str]) -> list[str]:
+        return [_flag_name(n) for n in names]
 
     @model_validator(mode="after")
     def _exactly_one(self) -> FlagPredicate:
@@ -60,6 +72,9 @@ class FlagPredicate(StrictModel):
             raise ValueError(f"give exactly one of {', '.join(self.PREDICATES)} (got {listed})")
         if self.flags is not None and chosen[0] != "matches_regex":
             raise ValueError("`flags` only applies to matches_regex")
+        if self.any_of is not None and not self.any_of:
+            # An empty list can never match, which would make a negative guard pass vacuously.
+            raise ValueError("any_of needs at least one value")
         return self
 
     @property
@@ -72,33 +87,54 @@ class FlagPredicate(StrictModel):
 
 
 def _flag_name(name: str) -> str:
-    return name.lstrip("-")
+    """The flag name as matched: leading dashes removed; it must still name something."""
+    bare = name.lstrip("-")
+    if not bare or "=" in bare or any(ch.isspace() for ch in bare):
+        raise ValueError(f"{name!r} is not a flag name (need a name without '=' or whitespace)")
+    return bare
+
+
+def _reject_flag_tokens(verb: str) -> None:
+    """A verb is matched against non-flag arguments only, so a flag token in it could never match."""
+    for token in verb.split():
+        if token.startswith("-") and token.lstrip("-")[:1].isalpha():
+            raise ValueError(f"verb {verb!r} contains the flag {token!r}; assert flags under `flags:`")
 
 
 class CliCalledCriterion(BaseCriterion):
     """Binary: the JSON Lines invocation log holds a call matching a structured pattern."""
 
     type: Literal["cli_called"] = "cli_called"
-    log: str | None = Field(None, description="Invocation log; defaults to the record_cli log cli_mocks/calls.jsonl.")
+    log: str | None = Field(
+        None, description="Invocation log; defaults to the record_cli log cli_mocks/calls.jsonl."
+    )
     tool: str | None = Field(None, description="Only records of this tool.")
     verb: str | None = Field(None, description="Ordered prefix of the non-flag arguments, space separated.")
-    verb_any_of: list[NonBlank] | None = Field(None, description="Alternative complete verbs; any one matches.")
+    verb_any_of: list[NonBlank] | None = Field(
+        None, description="Alternative complete verbs; any one matches."
+    )
     positional: list[str] | None = Field(None, description="Non-flag arguments after the verb (a prefix).")
     flags: dict[str, FlagPredicate] = Field(default_factory=dict, description="Predicates per flag name.")
     value_flags: list[NonBlank] = Field(default_factory=list, description="Flags that take the next token.")
-    ignore_flags: list[NonBlank] = Field(default_factory=lambda: ["output"], description="Flags dropped first.")
+    ignore_flags: list[NonBlank] = Field(
+        default_factory=lambda: ["output"], description="Flags dropped before matching."
+    )
     min_count: int = Field(1, ge=0, description="Minimum matching invocations.")
     max_count: int | None = Field(None, ge=0, description="Maximum matching invocations; 0 forbids the call.")
 
     @field_validator("flags", mode="before")
     @classmethod
     def _scalar_is_equals(cls, value: object) -> object:
-        if isinstance(value, dict):
-            return {
-                _flag_name(str(k)): ({"equals": str(v)} if isinstance(v, str | int | float) and not isinstance(v, bool) else v)
-                for k, v in value.items()
-            }
-        return value
+        if not isinstance(value, dict):
+            return value
+        normalized: dict[str, object] = {}
+        for key, pred in value.items():
+            name = _flag_name(str(key))
+            if name in normalized:
+                raise ValueError(f"flag {name!r} is given twice (names are compared without leading dashes)")
+            is_scalar = isinstance(pred, str | int | float) and not isinstance(pred, bool)
+            normalized[name] = {"equals": str(pred)} if is_scalar else pred
+        return normalized
 
     @field_validator("value_flags", "ignore_flags")
     @classmethod
@@ -111,6 +147,8 @@ class CliCalledCriterion(BaseCriterion):
             raise ValueError("verb and verb_any_of are mutually exclusive")
         if self.verb is not None and not self.verb.split():
             raise ValueError("verb must name at least one token")
+        for verb in [self.verb] if self.verb is not None else self.verb_any_of or []:
+            _reject_flag_tokens(verb)
         if self.verb_any_of is not None:
             self._check_alternatives(self.verb_any_of)
         if self.positional is not None and not self.positional:
@@ -120,9 +158,11 @@ class CliCalledCriterion(BaseCriterion):
         owner: dict[str, str] = {}
         for key, pred in self.flags.items():
             if key in self.ignore_flags:
-                raise ValueError(f"flag {key!r} has a predicate but is also in ignore_flags, so it could never match")
-            for name in [key, *(_flag_name(a) for a in pred.aliases)]:
-                if name in owner and owner[name] != key or (name != key and name in self.flags):
+                raise ValueError(
+                    f"flag {key!r} has a predicate but is also in ignore_flags, so it could never match"
+                )
+            for name in [key, *pred.aliases]:
+                if (name in owner and owner[name] != key) or (name != key and name in self.flags):
                     raise ValueError(f"flag name {name!r} belongs to more than one predicate")
                 if name in self.ignore_flags:
                     raise ValueError(f"alias {name!r} of {key!r} is also in ignore_flags")
@@ -138,7 +178,8 @@ class CliCalledCriterion(BaseCriterion):
             for j, b in enumerate(split):
                 if i != j and len(a) <= len(b) and b[: len(a)] == a:
                     raise ValueError(
-                        f"verb_any_of entry {verbs[i]!r} is a prefix of {verbs[j]!r}, so the longer one adds nothing"
+                        f"verb_any_of entry {verbs[i]!r} is a prefix of {verbs[j]!r}, "
+                        "so the longer one adds nothing"
                     )
 
 

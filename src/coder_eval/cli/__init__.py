@@ -1,0 +1,1 @@
+"""The coder-eval command line: one thin module per command."""

@@ -1,0 +1,26 @@
+"""`coder-eval aggregate RUN_DIR`: rebuild run.json and run.md from the task.json files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from coder_eval.cli.guard import guarded
+
+
+@guarded
+def aggregate(
+    run_dir: Path = typer.Argument(..., help="Run directory holding task.json files."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write run.json/run.md into this directory."),
+) -> None:
+    """Rebuild the run summary from the finalized task records on disk."""
+    from coder_eval.cli.output import err, out
+    from coder_eval.engine.reporting import aggregate as rebuild
+
+    summary, warnings = rebuild(run_dir, output)
+    for warning in warnings:
+        err().print(f"[yellow]warning:[/] skipped unreadable record: {warning}")
+    rate = "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}"
+    out().print(f"{summary.tasks_run} tasks: {summary.tasks_succeeded} succeeded, {summary.tasks_failed} failed, "
+                f"{summary.tasks_error} errors; pass rate {rate}; wrote {(output or run_dir) / 'run.json'}")

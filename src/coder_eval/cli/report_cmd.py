@@ -1,0 +1,31 @@
+"""`coder-eval report RUN_DIR`: show or export a finished run's report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from coder_eval.cli.guard import guarded
+
+
+@guarded
+def report(
+    run_dir: Path = typer.Argument(..., help="Run directory (e.g. runs/latest)."),
+    fmt: str = typer.Option("md", "--format", "-f", help="md (stdout), html (task.html + run.html) or junit."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write to this file instead."),
+) -> None:
+    """Render a run's report as Markdown, self-contained HTML, or JUnit XML."""
+    from coder_eval.cli.output import out
+    from coder_eval.engine.reporting import render_report
+    from coder_eval.errors import UsageError
+
+    if fmt not in ("md", "html", "junit"):
+        raise UsageError(f"--format must be md, html or junit, not {fmt!r}")
+    text, written = render_report(run_dir, fmt, output)  # type: ignore[arg-type]
+    if text is not None:
+        typer.echo(text, nl=False)
+    for path in written[:5]:
+        out().print(f"wrote {path}")
+    if len(written) > 5:
+        out().print(f"... and {len(written) - 5} more")

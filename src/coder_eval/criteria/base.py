@@ -1,0 +1,121 @@
+"""The criterion contract: a checker turns (spec, context) into a CriterionResult."""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.criteria.paths import Resolution, resolve_paths
+from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.results import CriterionResult
+from coder_eval.models.telemetry import TurnRecord
+from coder_eval.process import ShellResult, run_shell
+
+SpecT = TypeVar("SpecT", bound=BaseCriterion)
+
+
+@dataclass
+class CheckContext:
+    """Everything a checker may read: the sandbox, the task's directories, the trajectory."""
+
+    root: Path
+    ignore: IgnoreRules = field(default_factory=IgnoreRules.with_overrides)
+    task_dir: Path | None = None
+    reference_dir: Path | None = None
+    turns: list[TurnRecord] | None = None
+    path_prepend: list[Path] = field(default_factory=list)
+    base_env: dict[str, str] | None = None
+
+    def resolve(self, pattern: str) -> Resolution:
+        return resolve_paths(self.root, pattern, self.ignore)
+
+    def command_env(self) -> dict[str, str]:
+        """Environment for criterion commands: TASK_DIR, REFERENCE_DIR and mock dirs on PATH."""
+        env = dict(self.base_env if self.base_env is not None else os.environ)
+        if self.task_dir is not None:
+            env["TASK_DIR"] = str(self.task_dir)
+        if self.reference_dir is not None:
+            env["REFERENCE_DIR"] = str(self.reference_dir)
+        if self.path_prepend:
+            env["PATH"] = os.pathsep.join([*map(str, self.path_prepend), env.get("PATH", "")])
+        return env
+
+    def run(self, command: str, timeout: float) -> ShellResult:
+        return run_shell(command, cwd=self.root, env=self.command_env(), timeout=timeout)
+
+
+class NeedsTrajectory(Exception):
+    """The criterion reads the agent's trajectory and none was recorded."""
+
+
+class Criterion(ABC, Generic[SpecT]):
+    """Base checker. Subclasses implement `evaluate`; `check` adds the shared bookkeeping."""
+
+    criterion_type: ClassVar[str]
+
+    def check(self, spec: SpecT, ctx: CheckContext) -> CriterionResult:
+        """Run the check; a trajectory criterion with no trajectory is reported not evaluated."""
+        try:
+            result = self.evaluate(spec, ctx)
+        except NeedsTrajectory as exc:
+            return self.result(spec, 0.0, details=str(exc), evaluation_status="not_evaluated")
+        return result
+
+    @abstractmethod
+    def evaluate(self, spec: SpecT, ctx: CheckContext) -> CriterionResult:
+        """Score `spec` against `ctx`. Raise CheckerMisuseError for task-configuration errors."""
+
+    def result(
+        self,
+        spec: SpecT,
+        score: float,
+        *,
+        details: str = "",
+        error: str | None = None,
+        cls: type[CriterionResult] = CriterionResult,
+        **extra: Any,
+    ) -> CriterionResult:
+        return cls(
+            criterion_type=spec.type,
+            description=spec.description,
+            score=max(0.0, min(1.0, score)),
+            details=details,
+            error=error,
+            pass_threshold=self.pass_threshold(spec),
+            weight=spec.weight,
+            gating=spec.is_gating,
+            **extra,
+        )
+
+    def pass_threshold(self, spec: SpecT) -> float:
+        return spec.pass_threshold
+
+
+def single_file(spec_path: str, ctx: CheckContext) -> tuple[Path | None, str]:
+    """The one file a content check grades, or (None, why not).
+
+    Content checks need exactly one match: an ambiguous glob scores 0 and lists the
+    matches instead of silently grading one of them.
+    """
+    res = ctx.resolve(spec_path)
+    if not res.matches:
+        return None, f"{spec_path} does not exist" if not res.is_glob else f"no file matches {spec_path}"
+    if len(res.matches) > 1:
+        return None, f"{spec_path} is ambiguous: it matches {len(res.matches)} files ({res.describe()}); narrow the pattern"
+    path = res.matches[0]
+    if path.is_dir():
+        return None, f"{spec_path} is a directory, not a file"
+    note = f"resolved: {res.rel(path)}" if res.is_glob else ""
+    return path, note
+
+
+def read_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def join_details(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)

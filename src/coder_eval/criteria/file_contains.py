@@ -1,0 +1,38 @@
+"""file_contains: fractional, required strings present and forbidden strings absent."""
+
+from __future__ import annotations
+
+from coder_eval.criteria.base import CheckContext, Criterion, join_details, read_text, single_file
+from coder_eval.criteria.registry import register_criterion
+from coder_eval.models.criteria_files import FileContainsCriterion
+from coder_eval.models.results import CriterionResult
+
+
+def substring_scores(text: str, includes: list[str], excludes: list[str]) -> tuple[list[float], list[str]]:
+    """One score per active category (includes, excludes) and the strings that let it down."""
+    scores: list[float] = []
+    notes: list[str] = []
+    if includes:
+        missing = [s for s in includes if s not in text]
+        scores.append((len(includes) - len(missing)) / len(includes))
+        if missing:
+            notes.append("missing: " + ", ".join(repr(s) for s in missing))
+    if excludes:
+        present = [s for s in excludes if s in text]
+        scores.append((len(excludes) - len(present)) / len(excludes))
+        if present:
+            notes.append("forbidden present: " + ", ".join(repr(s) for s in present))
+    return scores, notes
+
+
+@register_criterion("file_contains")
+class FileContains(Criterion[FileContainsCriterion]):
+    """Fractional: the mean of the includes-found share and the excludes-absent share."""
+
+    def evaluate(self, spec: FileContainsCriterion, ctx: CheckContext) -> CriterionResult:
+        path, note = single_file(spec.path, ctx)
+        if path is None:
+            return self.result(spec, 0.0, details=note)
+        scores, notes = substring_scores(read_text(path), spec.includes, spec.excludes)
+        score = sum(scores) / len(scores)
+        return self.result(spec, score, details=join_details(note, *notes) or "all strings as expected")

@@ -1,0 +1,77 @@
+"""Grade every criterion of a task against one sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coder_eval.criteria.base import CheckContext
+from coder_eval.criteria.registry import checker_for
+from coder_eval.criteria.scoring import all_gating_passed, anything_graded, weighted_score
+from coder_eval.errors import CheckerMisuseError
+from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.results import CriterionResult
+from coder_eval.models.status import FinalStatus
+
+
+@dataclass
+class Grade:
+    """The outcome of grading: results, score, status and any configuration errors."""
+
+    results: list[CriterionResult]
+    config_errors: list[str] = field(default_factory=list)
+
+    @property
+    def weighted_score(self) -> float | None:
+        return weighted_score(self.results)
+
+    @property
+    def status(self) -> FinalStatus:
+        if self.config_errors:
+            return FinalStatus.ERROR
+        if not anything_graded(self.results):
+            return FinalStatus.NOT_GRADED
+        return FinalStatus.SUCCESS if all_gating_passed(self.results) else FinalStatus.FAILURE
+
+
+def _not_evaluated(spec: BaseCriterion, why: str) -> CriterionResult:
+    return CriterionResult(
+        criterion_type=spec.type,
+        description=spec.description,
+        score=0.0,
+        details=why,
+        evaluation_status="not_evaluated",
+        pass_threshold=spec.pass_threshold,
+        weight=spec.weight,
+        gating=spec.is_gating,
+    )
+
+
+def grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None]:
+    """One result, plus a configuration error message when the task itself is at fault."""
+    if spec.requires_agent and ctx.turns is None:
+        return _not_evaluated(spec, f"{spec.type} reads the agent's trajectory; no agent ran here"), None
+    checker = checker_for(spec.type)
+    if checker is None:
+        return _not_evaluated(spec, f"this version of Coder Eval cannot grade {spec.type} criteria"), None
+    try:
+        return checker.check(spec, ctx), None
+    except CheckerMisuseError as exc:
+        message = f"task configuration error in {spec.type} ({spec.description}): {exc}"
+        result = _not_evaluated(spec, str(exc))
+        result.error = message
+        return result, message
+    except Exception as exc:  # a checker bug must not lose the other results
+        result = _not_evaluated(spec, "the checker crashed")
+        result.evaluation_status = "evaluated"
+        result.error = f"{exc.__class__.__name__}: {exc}"
+        return result, None
+
+
+def grade(criteria: list[BaseCriterion], ctx: CheckContext) -> Grade:
+    out = Grade(results=[])
+    for spec in criteria:
+        result, config_error = grade_one(spec, ctx)
+        out.results.append(result)
+        if config_error:
+            out.config_errors.append(config_error)
+    return out

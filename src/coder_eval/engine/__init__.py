@@ -1,0 +1,1 @@
+"""Running and grading tasks: the per-task pipeline and what drives it."""

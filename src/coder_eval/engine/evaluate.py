@@ -1,0 +1,132 @@
+"""Grade a directory against a task's criteria without running an agent."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from coder_eval import __version__
+from coder_eval.criteria.base import CheckContext
+from coder_eval.criteria.grading import Grade, grade
+from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.task_log import TaskLog
+from coder_eval.loading.loader import LoadedTask
+from coder_eval.models.results import EvaluationResult
+from coder_eval.models.status import FinalStatus
+from coder_eval.records.layout import ARTIFACTS_DIR, replicate_dir
+from coder_eval.records.store import write_task_result
+
+
+@dataclass
+class EvaluateOptions:
+    in_place: bool = False
+    preserve: bool = True
+    variant_id: str = "default"
+    replicate_index: int = 0
+
+
+def environment_info() -> dict[str, Any]:
+    return {
+        "coder_eval_version": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+    }
+
+
+def task_config_record(task: LoadedTask) -> dict[str, Any]:
+    return {
+        "resolved": task.definition.model_dump(mode="json", exclude_unset=True),
+        "source_file": str(task.source_file.resolve()),
+        "row": task.row,
+    }
+
+
+def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
+    dirs = [root / "cli_mocks"] if (root / "cli_mocks").is_dir() else []
+    return dirs + [root / d for d in task.definition.sandbox.mock_path_dirs]
+
+
+def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
+    reference = task.definition.reference
+    ref_dir = (task.task_dir / reference.directory) if reference else None
+    with staged_reference(ref_dir, task_file=task.source_file) as (staged, digest):
+        ctx = CheckContext(
+            root=root,
+            ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
+            task_dir=task.task_dir,
+            reference_dir=staged,
+            turns=None,
+            path_prepend=_path_prepend(root, task),
+        )
+        verify_unchanged(staged, digest)
+        result = grade(list(task.definition.success_criteria), ctx)
+    for r in result.results:
+        log.add(f"[{r.outcome}] {r.criterion_type} score={r.score:.3f}: {r.description}")
+        if r.details:
+            log.add(f"    {r.details}")
+        if r.error:
+            log.add(f"    error: {r.error}")
+    return result
+
+
+def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: EvaluateOptions) -> EvaluationResult:
+    """Grade `workdir` (or a copy of it) and write task.json and task.log for it."""
+    started = datetime.now(UTC)
+    clock = time.monotonic()
+    out_dir = replicate_dir(run_dir, options.variant_id, task.task_id, options.replicate_index)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = TaskLog()
+    log.add(f"evaluating {task.task_id} from {task.source_file} against {workdir}")
+    root = workdir.resolve()
+    if not options.in_place:
+        root = out_dir / ARTIFACTS_DIR
+        if root.exists():
+            shutil.rmtree(root)
+        shutil.copytree(workdir, root, symlinks=True)
+        log.add(f"grading a copy at {root}")
+    error: str | None = None
+    try:
+        outcome = _grade_tree(task, root, log)
+        status, score = outcome.status, outcome.weighted_score
+        results = outcome.results
+        if outcome.config_errors:
+            error = "; ".join(outcome.config_errors)
+    except ReferenceTamperedError as exc:
+        status, score, results, error = FinalStatus.ERROR, 0.0, [], str(exc)
+    if status is FinalStatus.ERROR and score is None:
+        score = 0.0
+    log.add(f"final status {status.value}, weighted score {score if score is None else round(score, 4)}")
+    kept = options.in_place or options.preserve
+    if not kept:
+        shutil.rmtree(root, ignore_errors=True)
+    result = EvaluationResult(
+        task_id=task.task_id,
+        task_description=task.definition.description,
+        variant_id=options.variant_id,
+        suite_id=task.suite_id,
+        row_id=task.row_id,
+        replicate_index=options.replicate_index,
+        tags=list(task.definition.tags),
+        task_path=str(task.source_file),
+        agent_type=task.definition.agent_type,
+        started_at=started,
+        completed_at=datetime.now(UTC),
+        duration_seconds=time.monotonic() - clock,
+        final_status=status,
+        weighted_score=score,
+        success_criteria_results=results,
+        error_message=error,
+        environment_info=environment_info(),
+        sandbox_path=str(root) if kept else None,
+        task_config=task_config_record(task),
+    )
+    write_task_result(out_dir, result)
+    log.write(out_dir)
+    return result

@@ -1,0 +1,61 @@
+"""Environment checks for `plan`: agent CLIs, uv, docker and credentials. Warnings only."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from coder_eval.models.task import TaskDefinition
+
+AGENT_BINARIES: dict[str, str] = {
+    "claude-code": "claude",
+    "codex": "codex",
+    "opencode": "opencode",
+    "pi": "pi",
+}
+
+_CREDENTIALS: dict[str, tuple[str, ...]] = {
+    "claude-code": ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "codex": ("CODEX_API_KEY", "OPENAI_API_KEY"),
+    "antigravity": ("GEMINI_API_KEY",),
+}
+
+
+def _claude_logged_in() -> bool:
+    return (Path.home() / ".claude" / ".credentials.json").is_file()
+
+
+def _credential_warning(kind: str, model: str | None) -> str | None:
+    if kind in ("opencode", "pi") and model and "/" in model:
+        provider = model.split("/", 1)[0].upper().replace("-", "_")
+        var = f"{provider}_API_KEY"
+        return None if var in os.environ else f"{var} is not set ({kind} model {model})"
+    names = _CREDENTIALS.get(kind)
+    if not names or any(n in os.environ for n in names):
+        return None
+    if kind == "claude-code" and _claude_logged_in():
+        return None
+    return f"no credentials for {kind}: set {' or '.join(names)} (not needed for the scripted backend)"
+
+
+def environment_warnings(tasks: list[TaskDefinition], *, implemented: set[str]) -> list[str]:
+    """One warning per distinct missing tool or credential across all tasks."""
+    warnings: list[str] = []
+    kinds = {t.agent_type or "claude-code" for t in tasks}
+    for kind in sorted(kinds):
+        if kind not in implemented:
+            warnings.append(f"agent type {kind!r} validates, but this version of Coder Eval cannot run it yet")
+        binary = AGENT_BINARIES.get(kind)
+        if binary and shutil.which(binary) is None:
+            warnings.append(f"{binary!r} is not on PATH (needed by agent type {kind!r})")
+        models = {t.agent.model if t.agent else None for t in tasks if (t.agent_type or "claude-code") == kind}
+        for model in sorted(models, key=str):
+            note = _credential_warning(kind, model)
+            if note and note not in warnings:
+                warnings.append(note)
+    if any(t.sandbox.python is not None and t.sandbox.python.env_packages for t in tasks) and not shutil.which("uv"):
+        warnings.append("'uv' is not on PATH; tasks with python env_packages need it (pip install uv)")
+    if any(t.sandbox.driver == "docker" for t in tasks) and not shutil.which("docker"):
+        warnings.append("'docker' is not on PATH; driver: docker tasks cannot run here")
+    return warnings

@@ -1,0 +1,66 @@
+"""Stage a task's reference solution as a private copy and detect tampering."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from coder_eval.errors import TaskConfigError
+
+
+class ReferenceTamperedError(Exception):
+    """The staged reference changed between staging and grading."""
+
+
+def _copy_without_symlinks(src: Path, dst: Path) -> None:
+    for item in sorted(src.rglob("*")):
+        rel = item.relative_to(src)
+        if item.is_symlink() or ".git" in rel.parts:
+            continue
+        target = dst / rel
+        if item.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif item.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(item, target)
+
+
+def tree_digest(root: Path) -> str:
+    """sha256 over every file's relative path and bytes, in sorted order."""
+    h = hashlib.sha256()
+    for item in sorted(p for p in root.rglob("*") if p.is_file()):
+        h.update(item.relative_to(root).as_posix().encode() + b"\0")
+        h.update(item.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+@contextmanager
+def staged_reference(directory: Path | None, *, task_file: Path) -> Iterator[tuple[Path | None, str | None]]:
+    """Yield (private copy, digest) of the reference directory; deleted on exit.
+
+    Symlinks are dropped so a reference cannot pull host files into a place judges read.
+    """
+    if directory is None:
+        yield None, None
+        return
+    if not directory.is_dir():
+        raise TaskConfigError.single(task_file, f"reference directory {directory} does not exist", "reference.directory",
+                                     "the path is relative to the task YAML")
+    holder = Path(tempfile.mkdtemp(prefix="coder-eval-ref-"))
+    try:
+        staged = holder / "reference"
+        staged.mkdir()
+        _copy_without_symlinks(directory, staged)
+        yield staged, tree_digest(staged)
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def verify_unchanged(staged: Path | None, digest: str | None) -> None:
+    if staged is not None and digest is not None and tree_digest(staged) != digest:
+        raise ReferenceTamperedError("the staged reference solution was modified before grading")

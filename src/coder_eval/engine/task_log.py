@@ -1,0 +1,26 @@
+"""task.log: a plain-text, timestamped account of what happened to one task."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from coder_eval.records.atomic import write_text_atomic
+from coder_eval.records.layout import TASK_LOG
+
+
+class TaskLog:
+    """Collects log lines in memory and writes them once, atomically."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, message: str) -> None:
+        stamp = datetime.now(UTC).strftime("%H:%M:%S.%f")[:-3]
+        for i, line in enumerate(message.splitlines() or [""]):
+            self.lines.append(f"{stamp} {line}" if i == 0 else f"{' ' * len(stamp)} {line}")
+
+    def write(self, directory: Path) -> Path:
+        path = directory / TASK_LOG
+        write_text_atomic(path, "\n".join(self.lines) + "\n")
+        return path

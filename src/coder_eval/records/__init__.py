@@ -1,0 +1,1 @@
+"""Run records on disk: layout, atomic writes, the run summary builder."""

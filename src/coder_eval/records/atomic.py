@@ -1,0 +1,32 @@
+"""Write files atomically: a reader sees the old file or the new one, never half of one."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from coder_eval.errors import RecordError
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to a fresh sibling temp file, fsync it, then rename it over `path`.
+
+    The temp file is opened O_EXCL|O_NOFOLLOW so a planted symlink cannot redirect the
+    write, and a symlinked destination is refused.
+    """
+    if path.is_symlink():
+        raise RecordError(f"refusing to write {path}: it is a symlink")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,52 @@
+"""Names and places of the files in a run directory (one definition for every reader and writer)."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+TASK_JSON = "task.json"
+TASK_EXECUTE_JSON = "task.execute.json"
+TASK_LOG = "task.log"
+RUN_JSON = "run.json"
+RUN_MD = "run.md"
+ARTIFACTS_DIR = "artifacts"
+LATEST_LINK = "latest"
+DEFAULT_RUNS_DIR = "runs"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    return (now or datetime.now()).strftime("%Y-%m-%d_%H-%M-%S")
+
+
+def replicate_dir(run_dir: Path, variant_id: str, task_id: str, replicate_index: int) -> Path:
+    """runs/<run>/<variant>/<task>[/<row>]/<NN>/ — a dataset row id is one more level."""
+    return run_dir / variant_id / Path(*task_id.split("/")) / f"{replicate_index:02d}"
+
+
+def default_run_dir(runs_root: Path, run_id: str) -> Path:
+    """A fresh timestamped run directory; a suffix keeps two runs in one second apart."""
+    candidate = runs_root / run_id
+    n = 1
+    while candidate.exists():
+        candidate = runs_root / f"{run_id}_{n}"
+        n += 1
+    return candidate
+
+
+def point_latest(runs_root: Path, run_dir: Path) -> None:
+    """Repoint runs/latest at `run_dir` (atomically; best effort on filesystems without links)."""
+    link = runs_root / LATEST_LINK
+    tmp = runs_root / f".{LATEST_LINK}.{os.getpid()}"
+    try:
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(run_dir.name if run_dir.parent.resolve() == runs_root.resolve() else run_dir.resolve())
+        os.replace(tmp, link)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def find_task_results(run_dir: Path) -> list[Path]:
+    """Every task.json under a run directory, excluding preserved sandboxes."""
+    return sorted(p for p in run_dir.rglob(TASK_JSON) if ARTIFACTS_DIR not in p.relative_to(run_dir).parts)

@@ -1,0 +1,35 @@
+"""JSON Schema of the task file, for editors (yaml-language-server) and docs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Union
+
+from pydantic import Field, create_model
+
+from coder_eval.models.agent import agent_config_class, registered_agent_kinds
+from coder_eval.models.task import TaskDefinition
+from coder_eval.plugins import ensure_plugins_loaded
+
+SCHEMA_ID = "https://coder-eval.dev/schema/task.json"
+
+
+def task_json_schema() -> dict[str, Any]:
+    """TaskDefinition's schema with `agent` as the union of every registered agent config."""
+    ensure_plugins_loaded()
+    configs = tuple(agent_config_class(kind) for kind in registered_agent_kinds())
+    agent_union: Any = Union[configs]  # noqa: UP007 - built from a runtime tuple
+    model = create_model(
+        "TaskDefinition",
+        __base__=TaskDefinition,
+        agent=(agent_union | None, Field(None, description="Agent configuration; `type` selects the agent kind.")),
+    )
+    schema = model.model_json_schema(mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = SCHEMA_ID
+    schema["title"] = "Coder Eval task"
+    return schema
+
+
+def task_json_schema_text() -> str:
+    return json.dumps(task_json_schema(), indent=2, sort_keys=False) + "\n"
