@@ -8,25 +8,30 @@ from rich.table import Table
 from coder_eval.models.results import EvaluationResult
 
 ICONS = {"pass": "[green]✓[/]", "fail": "[red]✗[/]", "info": "[blue]○[/]", "skipped": "[dim]–[/]"}
-LABELS = {"pass": "pass", "fail": "fail", "info": "informational", "skipped": "not evaluated"}
+LEGEND = "✓ pass  ✗ fail  ○ informational (weight 0, never gates)  – not evaluated"
+
+
+def _score(result_score: float, threshold: float, weight: float, evaluated: bool) -> str:
+    if not evaluated:
+        return "—"
+    text = f"{result_score:.2f}/{threshold:.2f}"
+    return text if weight == 1 else f"{text} ×{weight:g}"
 
 
 def criteria_table(result: EvaluationResult) -> Table:
-    table = Table(title=escape(result.task_id), title_justify="left", show_lines=False)
-    for name, justify in (("", "center"), ("criterion", "left"), ("score", "right"), ("need", "right"),
-                          ("weight", "right"), ("outcome", "left"), ("details", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table = Table(title=escape(result.task_id), title_justify="left", caption=LEGEND, caption_justify="left")
+    table.add_column("", justify="center", no_wrap=True)
+    table.add_column("criterion", ratio=3)
+    table.add_column("score/need", justify="right", no_wrap=True)
+    table.add_column("details", ratio=4)
     for r in result.success_criteria_results:
         detail = r.error or r.details
-        if len(detail) > 160:
-            detail = detail[:157] + "..."
+        if len(detail) > 200:
+            detail = detail[:197] + "..."
         table.add_row(
             ICONS[r.outcome],
-            f"{escape(r.criterion_type)}: {escape(r.description)}",
-            "—" if r.evaluation_status == "not_evaluated" else f"{r.score:.3f}",
-            f"{r.pass_threshold:.2f}",
-            f"{r.weight:g}",
-            LABELS[r.outcome],
+            f"[bold]{escape(r.criterion_type)}[/] {escape(r.description)}",
+            _score(r.score, r.pass_threshold, r.weight, r.evaluation_status == "evaluated"),
             escape(detail),
         )
     return table

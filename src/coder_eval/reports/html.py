@@ -1,0 +1,334 @@
+"""Single-file HTML reports for a run and for one task.
+
+Each page is self-contained: styles and the small sorting script are inline, nothing is fetched
+from the network, and every string that came from a task, an agent or a judge is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import Any
+
+from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
+from coder_eval.models.run import RunSummary
+from coder_eval.models.status import FinalStatus
+from coder_eval.models.telemetry import TurnRecord
+from coder_eval.reports.format import (
+    CATEGORY_LABEL,
+    OUTCOME_LABEL,
+    OUTCOME_MARK,
+    criteria_tally,
+    format_duration,
+    format_percent,
+    format_score,
+    format_tokens,
+    format_usd,
+    replicate_suffix,
+    row_status,
+    truncate,
+)
+
+DETAIL_LIMIT = 2000
+PARAMETER_LIMIT = 300
+
+_STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#1f2328}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+table{border-collapse:collapse;margin:.5rem 0;width:100%}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}table.sortable th{cursor:pointer}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.badge{display:inline-block;border-radius:1rem;padding:0 .6rem;font-size:.85em;font-weight:600}
+.cat-succeeded{background:#dafbe1;color:#116329}.cat-failed{background:#ffebe9;color:#a40e26}
+.cat-error{background:#fff1c2;color:#7d4e00}.cat-ungraded{background:#eaeef2;color:#57606a}
+.early{background:#ddf4ff;color:#0a3069}
+.chips span{margin-right:1rem}
+tr.outcome-fail td{background:#fff5f5}tr.outcome-info td,tr.outcome-skipped td{color:#57606a}
+details{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem .6rem}
+summary{cursor:pointer}
+pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;word-break:break-word}
+.note{color:#57606a}
+"""
+
+_SORT_SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(function (th) {
+  th.addEventListener("click", function () {
+    var body = th.closest("table").tBodies[0], col = th.cellIndex;
+    var asc = th.dataset.dir !== "asc";
+    th.dataset.dir = asc ? "asc" : "desc";
+    var key = function (row) { var c = row.cells[col]; return c.dataset.v || c.textContent; };
+    Array.from(body.rows).sort(function (a, b) {
+      var x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
+      var cmp = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
+      return asc ? cmp : -cmp;
+    }).forEach(function (row) { body.appendChild(row); });
+  });
+});
+"""
+
+
+# --- shared building blocks -------------------------------------------------------------------
+
+
+def _page(title: str, body: Iterable[str]) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + f"\n<script>{_SORT_SCRIPT}</script>\n</body>\n</html>\n"
+    )
+
+
+def _cell(value: object, *, numeric: bool = False, sort_key: float | None = None) -> str:
+    attrs = ' class="num"' if numeric else ""
+    if sort_key is not None:
+        attrs += f' data-v="{sort_key}"'
+    return f"<td{attrs}>{escape(str(value))}</td>"
+
+
+def _header_row(*labels: str) -> str:
+    return "<thead><tr>" + "".join(f"<th>{escape(label)}</th>" for label in labels) + "</tr></thead>"
+
+
+def _badge(status: FinalStatus) -> str:
+    category = status.category
+    title = escape(CATEGORY_LABEL[category])
+    return f'<span class="badge cat-{category}" title="{title}">{escape(status.icon)} {status.value}</span>'
+
+
+def _early_stop_badge(reason: str) -> str:
+    return f'<span class="badge early" title="{escape(reason)}">stopped early</span>'
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{escape(truncate(text, DETAIL_LIMIT))}</pre>"
+
+
+def _criteria_table(criteria: list[CriterionResult]) -> str:
+    if not criteria:
+        return '<p class="note">No criteria results.</p>'
+    rows = [
+        f'<tr class="outcome-{c.outcome}">'
+        + _cell(f"{OUTCOME_MARK[c.outcome]} {OUTCOME_LABEL[c.outcome]}")
+        + _cell(c.criterion_type)
+        + _cell(c.description)
+        + _cell(format_score(c.score) if c.evaluation_status == "evaluated" else "n/a", numeric=True)
+        + _cell(format_score(c.pass_threshold), numeric=True)
+        + _cell(truncate(c.error or c.details, DETAIL_LIMIT))
+        + "</tr>"
+        for c in criteria
+    ]
+    header = _header_row("Outcome", "Criterion", "Description", "Score", "Threshold", "Details")
+    return f"<table>{header}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def _tally(criteria: list[CriterionResult]) -> str:
+    passed, total = criteria_tally(criteria)
+    return f"{passed}/{total} passed"
+
+
+def _commands_table(title: str, commands: list[CommandResult]) -> str:
+    if not commands:
+        return ""
+    rows = [
+        "<tr>"
+        + _cell(c.command)
+        + _cell("n/a" if c.exit_code is None else c.exit_code, numeric=True)
+        + _cell(format_duration(c.duration_seconds), numeric=True)
+        + _cell(truncate(c.error or c.stderr, DETAIL_LIMIT))
+        + "</tr>"
+        for c in commands
+    ]
+    header = _header_row("Command", "Exit code", "Duration", "Error / stderr")
+    return f"<h3>{escape(title)}</h3><table>{header}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def _error_block(result: EvaluationResult) -> str:
+    parts = [
+        ("Error", result.error_message),
+        ("Details", result.error_details),
+        ("Log tail", result.error_log_tail),
+    ]
+    return "".join(f"<h3>{label}</h3>{_pre(text)}" for label, text in parts if text)
+
+
+def _result_body(result: EvaluationResult) -> str:
+    """Everything below a task's headline: criteria, diagnostics, setup commands, errors."""
+    parts = [_criteria_table(result.success_criteria_results)]
+    if result.post_failure_criteria_results:
+        parts.append("<h3>Post-failure evidence (diagnostic only)</h3>")
+        parts.append(_criteria_table(result.post_failure_criteria_results))
+    parts.append(_commands_table("Pre-run commands", result.pre_run_results))
+    parts.append(_commands_table("Post-run commands", result.post_run_results))
+    parts.append(_error_block(result))
+    return "".join(parts)
+
+
+def _task_headline(result: EvaluationResult) -> str:
+    pieces = [
+        _badge(result.final_status),
+        f"<strong>{escape(result.task_id + replicate_suffix(result.replicate_index))}</strong>",
+        f"variant {escape(result.variant_id)}",
+        f"score {format_score(result.weighted_score)}",
+        escape(_tally(result.success_criteria_results)),
+    ]
+    if result.early_stop:
+        pieces.append(_early_stop_badge(result.early_stop.reason))
+    return " · ".join(pieces)
+
+
+# --- run page ---------------------------------------------------------------------------------
+
+
+def render_run_html(summary: RunSummary, results: list[EvaluationResult]) -> str:
+    """The whole run on one page: headline numbers, a sortable table, and each task expandable."""
+    ordered = sorted(results, key=lambda r: (r.variant_id, r.task_id, r.replicate_index))
+    body = [
+        _run_header(summary),
+        _run_table(summary.task_results),
+        "<h2>Task details</h2>",
+        *(f"<details><summary>{_task_headline(r)}</summary>{_result_body(r)}</details>" for r in ordered),
+        _skipped_list(summary),
+    ]
+    return _page(f"Coder Eval run {summary.run_id}", body)
+
+
+def _run_header(summary: RunSummary) -> str:
+    floor = not summary.cost_complete
+    chips = [
+        f"{summary.tasks_run} run",
+        f"{summary.tasks_succeeded} succeeded",
+        f"{summary.tasks_failed} failed",
+        f"{summary.tasks_error} errors",
+        f"{summary.tasks_not_graded} not graded",
+    ]
+    cost = (
+        f"Cost: total {format_usd(summary.total_cost_usd, floor=floor)} · "
+        f"agent {format_usd(summary.agent_cost_usd, floor=floor)} · "
+        f"eval overhead {format_usd(summary.eval_overhead_cost_usd, floor=floor)}"
+    )
+    lines = [
+        f"<h1>Coder Eval run {escape(summary.run_id)}</h1>",
+        '<p class="chips">' + "".join(f"<span>{escape(c)}</span>" for c in chips) + "</p>",
+        f"<p>Pass rate <strong>{format_percent(summary.pass_rate)}</strong> · "
+        f"error share {format_percent(summary.error_share)} · "
+        f"duration {format_duration(summary.total_duration_seconds)}</p>",
+        f"<p>{escape(cost)}</p>",
+    ]
+    if floor:
+        lines.append(
+            f'<p class="note">Cost is incomplete for {summary.tasks_cost_incomplete} task(s): '
+            "these figures are lower bounds.</p>"
+        )
+    return "\n".join(lines)
+
+
+def _run_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return '<h2>Tasks</h2><p class="note">No tasks were run.</p>'
+    header = _header_row("Status", "Task", "Variant", "Rep", "Score", "Duration", "Turns", "Tokens", "Cost")
+    body = "".join(_run_table_row(row) for row in rows)
+    return f'<h2>Tasks</h2><table class="sortable">{header}<tbody>{body}</tbody></table>'
+
+
+def _run_table_row(row: Mapping[str, Any]) -> str:
+    status = row_status(row)
+    badges = _badge(status)
+    if row.get("stopped_early"):
+        badges += " " + _early_stop_badge(str(row.get("early_stop_reason") or ""))
+    score = row.get("weighted_score")
+    cost = row.get("total_cost_usd")
+    return (
+        f'<tr><td data-v="{status.category}">{badges}</td>'
+        + _cell(row.get("task_id", ""))
+        + _cell(row.get("variant_id", ""))
+        + _cell(row.get("replicate_index", 0), numeric=True)
+        + _cell(format_score(score), numeric=True, sort_key=-1.0 if score is None else score)
+        + _cell(format_duration(row.get("duration")), numeric=True, sort_key=row.get("duration") or 0.0)
+        + _cell(row.get("iteration_count", 0), numeric=True)
+        + _cell(format_tokens(row.get("total_tokens")), numeric=True, sort_key=row.get("total_tokens") or 0)
+        + _cell(
+            format_usd(cost, floor=not row.get("cost_complete", True)),
+            numeric=True,
+            sort_key=-1.0 if cost is None else cost,
+        )
+        + "</tr>"
+    )
+
+
+def _skipped_list(summary: RunSummary) -> str:
+    if not summary.skipped_tasks:
+        return ""
+    items = "".join(f"<li>{escape(s.path)}: {escape(s.reason)}</li>" for s in summary.skipped_tasks)
+    return f"<h2>Skipped tasks</h2><ul>{items}</ul>"
+
+
+# --- task page --------------------------------------------------------------------------------
+
+
+def render_task_html(result: EvaluationResult) -> str:
+    """One task replicate: verdict, criteria, setup commands, errors, and every turn's tool calls."""
+    title = f"{result.task_id}{replicate_suffix(result.replicate_index)}"
+    body = [
+        f"<h1>Task {escape(title)}</h1>",
+        f"<p>{_task_headline(result)}</p>",
+        _task_facts(result),
+        "<h2>Criteria</h2>",
+        _result_body(result),
+        _turns_section(result.iterations),
+    ]
+    return _page(f"Coder Eval task {title}", body)
+
+
+def _task_facts(result: EvaluationResult) -> str:
+    usage = result.total_token_usage
+    facts = [
+        ("Description", result.task_description),
+        ("Dataset", f"suite {result.suite_id} · row {result.row_id}" if result.suite_id else ""),
+        ("Agent", " / ".join(x for x in (result.agent_type, result.model_used) if x)),
+        ("Duration", format_duration(result.duration_seconds)),
+        ("Turns", str(result.iteration_count)),
+        ("Tokens", format_tokens(usage.total_tokens)),
+        ("Agent cost", format_usd(usage.total_cost_usd)),
+    ]
+    if result.early_stop:
+        stop = result.early_stop
+        facts.append(("Stopped early", f"{stop.reason} ({stop.deciding_criterion_type or 'n/a'})"))
+    items = "".join(f"<li>{escape(k)}: {escape(v)}</li>" for k, v in facts if v)
+    return f"<ul>{items}</ul>"
+
+
+def _turns_section(turns: list[TurnRecord]) -> str:
+    if not turns:
+        return '<h2>Turns</h2><p class="note">No turns were recorded.</p>'
+    header = _header_row("Turn", "Duration", "Tool calls", "Tokens", "Crashed")
+    rows = "".join(
+        "<tr>"
+        + _cell(t.iteration, numeric=True)
+        + _cell(format_duration(t.duration_seconds), numeric=True)
+        + _cell(len(t.commands), numeric=True)
+        + _cell(format_tokens(t.token_usage.total_tokens), numeric=True)
+        + _cell(f"yes: {t.crash_reason or 'no reason recorded'}" if t.crashed else "no")
+        + "</tr>"
+        for t in turns
+    )
+    calls = "".join(_tool_calls(t) for t in turns if t.commands)
+    return f"<h2>Turns</h2><table>{header}<tbody>{rows}</tbody></table>{calls}"
+
+
+def _tool_calls(turn: TurnRecord) -> str:
+    header = _header_row("#", "Tool", "Status", "Duration (ms)", "Parameters")
+    rows = "".join(
+        "<tr>"
+        + _cell(c.sequence, numeric=True)
+        + _cell(c.tool_name)
+        + _cell(c.status)
+        + _cell(f"{c.duration_ms:.0f}", numeric=True)
+        + _cell(truncate(json.dumps(c.parameters, ensure_ascii=False, default=str), PARAMETER_LIMIT))
+        + "</tr>"
+        for c in turn.commands
+    )
+    summary = f"Turn {turn.iteration}: {len(turn.commands)} tool call(s)"
+    return f"<details><summary>{summary}</summary><table>{header}<tbody>{rows}</tbody></table></details>"

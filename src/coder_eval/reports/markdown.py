@@ -1,0 +1,266 @@
+"""Markdown reports: run.md for a whole run and a one-page summary of a single task."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
+from coder_eval.models.run import RunSummary
+from coder_eval.reports.format import (
+    OUTCOME_LABEL,
+    OUTCOME_MARK,
+    criterion_title,
+    format_duration,
+    format_percent,
+    format_score,
+    format_tokens,
+    format_usd,
+    replicate_suffix,
+    row_status,
+    score_against_threshold,
+    truncate,
+)
+
+DETAIL_LIMIT = 500
+CELL_LIMIT = 120
+
+_TASK_TABLE_HEADER = (
+    "| Status | Task | Variant | Rep | Score | Duration | Turns | Tokens | Cost |",
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+)
+_CRITERIA_TABLE_HEADER = (
+    "| | Criterion | Description | Score | Threshold | Details |",
+    "| --- | --- | --- | ---: | ---: | --- |",
+)
+_COMMAND_TABLE_HEADER = (
+    "| Command | Exit code | Duration | Error |",
+    "| --- | ---: | ---: | --- |",
+)
+
+
+def cell(text: object, *, limit: int = CELL_LIMIT) -> str:
+    """Make any value safe inside a Markdown table cell: one line, pipes escaped, bounded length."""
+    flat = " ".join(str(text).split())
+    return truncate(flat, limit).replace("|", "\\|")
+
+
+def fenced(text: str) -> list[str]:
+    """A code block whose fence is longer than any backtick run inside, so content cannot close it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
+
+
+# --- run.md -----------------------------------------------------------------------------------
+
+
+def render_run_markdown(summary: RunSummary, results: list[EvaluationResult]) -> str:
+    """run.md: headline numbers, the task table, why each non-passing task fell short, skips."""
+    sections = [
+        _run_header(summary),
+        _task_table(summary.task_results),
+        _problem_sections(results),
+        _skipped_section(summary),
+    ]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+
+def _run_header(summary: RunSummary) -> list[str]:
+    counts = (
+        f"- **Tasks:** {summary.tasks_run} run · {summary.tasks_succeeded} succeeded · "
+        f"{summary.tasks_failed} failed · {summary.tasks_error} errors · "
+        f"{summary.tasks_not_graded} not graded"
+    )
+    return [
+        f"# Coder Eval run {summary.run_id}",
+        "",
+        counts,
+        f"- **Pass rate:** {format_percent(summary.pass_rate)} · "
+        f"**Error share:** {format_percent(summary.error_share)}",
+        f"- **Duration:** {format_duration(summary.total_duration_seconds)} "
+        f"(max parallel {summary.max_parallel})",
+        *_cost_lines(summary),
+    ]
+
+
+def _cost_lines(summary: RunSummary) -> list[str]:
+    floor = not summary.cost_complete
+    lines = [
+        f"- **Cost:** total {format_usd(summary.total_cost_usd, floor=floor)} · "
+        f"agent {format_usd(summary.agent_cost_usd, floor=floor)} · "
+        f"eval overhead {format_usd(summary.eval_overhead_cost_usd, floor=floor)}"
+    ]
+    if floor:
+        lines += [
+            "",
+            f"> Cost is incomplete for {summary.tasks_cost_incomplete} task(s); "
+            "the figures above are lower bounds, not the full bill.",
+        ]
+    return lines
+
+
+def _task_table(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return ["## Tasks", "", "No tasks were run."]
+    return ["## Tasks", "", *_TASK_TABLE_HEADER, *(_task_table_row(row) for row in rows)]
+
+
+def _task_table_row(row: Mapping[str, Any]) -> str:
+    status = row_status(row)
+    label = f"{status.icon} {status.value}" + (" (stopped early)" if row.get("stopped_early") else "")
+    cost = format_usd(row.get("total_cost_usd"), floor=not row.get("cost_complete", True))
+    cells = [
+        label,
+        row.get("task_id", ""),
+        row.get("variant_id", ""),
+        row.get("replicate_index", 0),
+        format_score(row.get("weighted_score")),
+        format_duration(row.get("duration")),
+        row.get("iteration_count", 0),
+        format_tokens(row.get("total_tokens")),
+        cost,
+    ]
+    return "| " + " | ".join(cell(value) for value in cells) + " |"
+
+
+def _problem_sections(results: list[EvaluationResult]) -> list[str]:
+    problems = [r for r in _ordered(results) if r.final_status.category in ("failed", "error")]
+    if not problems:
+        return []
+    lines = ["## Failures and errors"]
+    for result in problems:
+        lines += ["", *_problem_section(result)]
+    return lines
+
+
+def _problem_section(result: EvaluationResult) -> list[str]:
+    status = result.final_status
+    heading = (
+        f"### {status.icon} {result.task_id}{replicate_suffix(result.replicate_index)} "
+        f"({result.variant_id}) — {status.value}"
+    )
+    lines = [heading, "", f"Score: {format_score(result.weighted_score)}"]
+    bullets = [
+        line for c in result.success_criteria_results if _needs_mention(c) for line in _criterion_bullet(c)
+    ]
+    if bullets:
+        lines += ["", *bullets]
+    if result.error_message:
+        lines += ["", "Error:", *fenced(truncate(result.error_message, DETAIL_LIMIT))]
+    return lines
+
+
+def _needs_mention(criterion: CriterionResult) -> bool:
+    """Failed, unevaluated, and below-threshold informational criteria; a passing one says nothing."""
+    return criterion.outcome in ("fail", "skipped") or (criterion.outcome == "info" and not criterion.passed)
+
+
+def _criterion_bullet(criterion: CriterionResult) -> list[str]:
+    outcome = criterion.outcome
+    head = f"- {OUTCOME_MARK[outcome]} **{cell(criterion_title(criterion))}**"
+    if outcome == "skipped":
+        head += f" — {OUTCOME_LABEL[outcome]}"
+    elif outcome == "info":
+        head += f" — {score_against_threshold(criterion)} ({OUTCOME_LABEL[outcome]})"
+    else:
+        head += f" — {score_against_threshold(criterion)}"
+    extra = [text for text in (criterion.details, criterion.error or "") if text]
+    return [head, *(f"  - {cell(text, limit=DETAIL_LIMIT)}" for text in extra)]
+
+
+def _skipped_section(summary: RunSummary) -> list[str]:
+    if not summary.skipped_tasks:
+        return []
+    lines = ["## Skipped tasks", ""]
+    lines += [f"- {cell(s.path)}: {cell(s.reason, limit=DETAIL_LIMIT)}" for s in summary.skipped_tasks]
+    return lines
+
+
+def _ordered(results: Iterable[EvaluationResult]) -> list[EvaluationResult]:
+    return sorted(results, key=lambda r: (r.variant_id, r.task_id, r.replicate_index))
+
+
+# --- one task ---------------------------------------------------------------------------------
+
+
+def render_task_markdown(result: EvaluationResult) -> str:
+    """A single task: identity, verdict, every criterion, setup/teardown commands, any error."""
+    sections = [
+        _task_header(result),
+        _criteria_table("Criteria", result.success_criteria_results),
+        _criteria_table("Post-failure evidence (diagnostic only)", result.post_failure_criteria_results),
+        _command_table("Pre-run commands", result.pre_run_results),
+        _command_table("Post-run commands", result.post_run_results),
+        _error_section(result),
+    ]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+
+def _task_header(result: EvaluationResult) -> list[str]:
+    status = result.final_status
+    usage = result.total_token_usage
+    lines = [
+        f"# Task {result.task_id}{replicate_suffix(result.replicate_index)}",
+        "",
+        f"- Status: {status.icon} {status.value} ({status.category})",
+        f"- Score: {format_score(result.weighted_score)}",
+        f"- Variant: {result.variant_id} · replicate {result.replicate_index}",
+        f"- Duration: {format_duration(result.duration_seconds)} · turns {result.iteration_count}",
+        f"- Tokens: {format_tokens(usage.total_tokens)} · agent cost {format_usd(usage.total_cost_usd)}",
+    ]
+    if result.suite_id:
+        lines.append(f"- Dataset: suite {result.suite_id} · row {result.row_id or 'n/a'}")
+    if result.model_used:
+        lines.append(f"- Model: {result.model_used}")
+    if result.early_stop:
+        lines.append(f"- Stopped early: {result.early_stop.reason}")
+    return lines
+
+
+def _criteria_table(title: str, criteria: list[CriterionResult]) -> list[str]:
+    if not criteria:
+        return []
+    rows = [
+        "| "
+        + " | ".join(
+            [
+                f"{OUTCOME_MARK[c.outcome]} {OUTCOME_LABEL[c.outcome]}",
+                cell(c.criterion_type),
+                cell(c.description),
+                format_score(c.score) if c.evaluation_status == "evaluated" else "n/a",
+                format_score(c.pass_threshold),
+                cell(c.error or c.details, limit=DETAIL_LIMIT),
+            ]
+        )
+        + " |"
+        for c in criteria
+    ]
+    return [f"## {title}", "", *_CRITERIA_TABLE_HEADER, *rows]
+
+
+def _command_table(title: str, commands: list[CommandResult]) -> list[str]:
+    if not commands:
+        return []
+    rows = [
+        f"| {cell(c.command)} | {'n/a' if c.exit_code is None else c.exit_code} | "
+        f"{format_duration(c.duration_seconds)} | {cell(c.error or '', limit=DETAIL_LIMIT)} |"
+        for c in commands
+    ]
+    return [f"## {title}", "", *_COMMAND_TABLE_HEADER, *rows]
+
+
+def _error_section(result: EvaluationResult) -> list[str]:
+    parts = [
+        ("Message", result.error_message),
+        ("Details", result.error_details),
+        ("Log tail", result.error_log_tail),
+    ]
+    present = [(label, text) for label, text in parts if text]
+    if not present:
+        return []
+    lines = ["## Error"]
+    for label, text in present:
+        lines += ["", f"{label}:", *fenced(truncate(text, DETAIL_LIMIT))]
+    return lines

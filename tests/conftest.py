@@ -1,0 +1,41 @@
+"""Shared fixtures: the conformance corpus and small builders for sandboxes and specs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from coder_eval.plugins import ensure_plugins_loaded
+
+REPO = Path(__file__).resolve().parents[1]
+CONFORMANCE = REPO.parent / "shared" / "conformance"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _plugins() -> None:
+    ensure_plugins_loaded()
+
+
+@pytest.fixture
+def conformance() -> Path:
+    if not CONFORMANCE.is_dir():
+        pytest.skip("../shared/conformance is not beside this checkout")
+    return CONFORMANCE
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    """Write {relative path: content} into a fresh sandbox directory and return it."""
+
+    def make(files: dict[str, str]) -> Path:
+        root = tmp_path / "sandbox"
+        root.mkdir(exist_ok=True)
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        return root
+
+    return make
