@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -11,8 +12,8 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def aggregate(
-    run_dir: Path = typer.Argument(..., help="Run directory holding task.json files."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write run.json/run.md into this directory."),
+    run_dir: Annotated[Path, typer.Argument(help="Run directory holding task.json files.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write run.json/run.md into this directory.")] = None,
 ) -> None:
     """Rebuild the run summary from the finalized task records on disk."""
     from coder_eval.cli.output import err, out

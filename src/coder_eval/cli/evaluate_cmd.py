@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -11,12 +12,12 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def evaluate(
-    task: Path = typer.Argument(..., help="Task YAML file."),
-    workdir: Path = typer.Argument(..., help="Directory to grade (for example a hand-made solution)."),
-    in_place: bool = typer.Option(False, "--in-place", help="Grade the directory itself instead of a copy."),
-    preserve: bool = typer.Option(True, "--preserve/--no-preserve", help="Keep the graded copy under artifacts/."),
-    run_dir: Path = typer.Option(None, "--run-dir", help="Run directory (default: runs/<timestamp>)."),
-    row: str = typer.Option(None, "--row", help="Dataset row id, for a task with a dataset."),
+    task: Annotated[Path, typer.Argument(help="Task YAML file.")],
+    workdir: Annotated[Path, typer.Argument(help="Directory to grade (for example a hand-made solution).")],
+    in_place: Annotated[bool, typer.Option("--in-place", help="Grade the directory itself instead of a copy.")] = False,
+    preserve: Annotated[bool, typer.Option("--preserve/--no-preserve", help="Keep the graded copy under artifacts/.")] = True,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")] = None,
+    row: Annotated[str | None, typer.Option("--row", help="Dataset row id, for a task with a dataset.")] = None,
 ) -> None:
     """Grade WORKDIR with TASK's success criteria and write task.json, task.log, run.json, run.md."""
     from coder_eval.cli.criteria_table import criteria_table

@@ -27,9 +27,9 @@ def err() -> Console:
 
 
 def print_error(exc: CoderEvalError) -> None:
-    from coder_eval.errors import TaskConfigError
-
     from rich.markup import escape
+
+    from coder_eval.errors import TaskConfigError
 
     if isinstance(exc, TaskConfigError) and len(exc.problems) > 1:
         err().print(f"[bold red]Error:[/] {escape(str(exc.file))} has {len(exc.problems)} problems:")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from coder_eval.cli.guard import guarded
@@ -9,8 +11,8 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def plan(
-    paths: list[str] = typer.Argument(None, help="Task files, globs or directories (default: tasks/)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only print problems."),
+    paths: Annotated[list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print problems.")] = False,
 ) -> None:
     """Validate task files: schema, paths, datasets; warn about missing CLIs and credentials."""
     from rich.markup import escape

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -11,9 +12,9 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def report(
-    run_dir: Path = typer.Argument(..., help="Run directory (e.g. runs/latest)."),
-    fmt: str = typer.Option("md", "--format", "-f", help="md (stdout), html (task.html + run.html) or junit."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write to this file instead."),
+    run_dir: Annotated[Path, typer.Argument(help="Run directory (e.g. runs/latest).")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md (stdout), html (task.html + run.html) or junit.")] = "md",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead.")] = None,
 ) -> None:
     """Render a run's report as Markdown, self-contained HTML, or JUnit XML."""
     from coder_eval.cli.output import out

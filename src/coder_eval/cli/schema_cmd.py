@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -11,7 +12,7 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def schema(
-    output: Path = typer.Option(None, "--output", "-o", help="Write the schema to this file instead of stdout."),
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the schema to this file instead of stdout.")] = None,
 ) -> None:
     """Print the JSON Schema of task files (for yaml-language-server and other editors).
 

@@ -48,22 +48,14 @@ class CheckContext:
         return run_shell(command, cwd=self.root, env=self.command_env(), timeout=timeout)
 
 
-class NeedsTrajectory(Exception):
-    """The criterion reads the agent's trajectory and none was recorded."""
-
-
 class Criterion(ABC, Generic[SpecT]):
     """Base checker. Subclasses implement `evaluate`; `check` adds the shared bookkeeping."""
 
     criterion_type: ClassVar[str]
 
     def check(self, spec: SpecT, ctx: CheckContext) -> CriterionResult:
-        """Run the check; a trajectory criterion with no trajectory is reported not evaluated."""
-        try:
-            result = self.evaluate(spec, ctx)
-        except NeedsTrajectory as exc:
-            return self.result(spec, 0.0, details=str(exc), evaluation_status="not_evaluated")
-        return result
+        """Run the check. Subclasses override `evaluate`, not this."""
+        return self.evaluate(spec, ctx)
 
     @abstractmethod
     def evaluate(self, spec: SpecT, ctx: CheckContext) -> CriterionResult:
@@ -105,7 +97,8 @@ def single_file(spec_path: str, ctx: CheckContext) -> tuple[Path | None, str]:
     if not res.matches:
         return None, f"{spec_path} does not exist" if not res.is_glob else f"no file matches {spec_path}"
     if len(res.matches) > 1:
-        return None, f"{spec_path} is ambiguous: it matches {len(res.matches)} files ({res.describe()}); narrow the pattern"
+        count = len(res.matches)
+        return None, f"{spec_path} is ambiguous: it matches {count} files ({res.describe()}); narrow the pattern"
     path = res.matches[0]
     if path.is_dir():
         return None, f"{spec_path} is a directory, not a file"

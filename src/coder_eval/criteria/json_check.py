@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, read_text, single_file
+from coder_eval.criteria.paths import resolve_host_path
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.errors import CheckerMisuseError
 from coder_eval.models.criteria_files import JsonAssertion, JsonCheckCriterion
@@ -48,8 +50,10 @@ def _ordered(actual: Any, expected: Any, op: str) -> bool:
     )
     if not same_kind:
         return False
-    return {"gt": actual > expected, "gte": actual >= expected, "lt": actual < expected,
-            "lte": actual <= expected}[op]
+    outcomes: dict[str, bool] = {
+        "gt": actual > expected, "gte": actual >= expected, "lt": actual < expected, "lte": actual <= expected
+    }
+    return outcomes[op]
 
 
 def assertion_holds(assertion: JsonAssertion, actual: Any) -> bool:
@@ -108,7 +112,14 @@ class JsonCheck(Criterion[JsonCheckCriterion]):
     def _schema_ok(self, schema_path: str, doc: Any, ctx: CheckContext) -> tuple[bool, str]:
         import jsonschema
 
-        path, why = single_file(schema_path, ctx)
+        if schema_path.startswith(("$TASK_DIR", "${TASK_DIR}", "$REFERENCE_DIR", "${REFERENCE_DIR}")):
+            path: Path | None = resolve_host_path(schema_path, root=ctx.root, task_dir=ctx.task_dir,
+                                                  reference_dir=ctx.reference_dir)
+            why = "file not found"
+            if path is not None and not path.is_file():
+                path = None
+        else:
+            path, why = single_file(schema_path, ctx)
         if path is None:
             raise CheckerMisuseError(f"json_schema {schema_path!r}: {why}")
         try:

@@ -14,6 +14,7 @@ from coder_eval.loading.dataset import check_row_ids, read_rows, row_document
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.problems import validation_problems
 from coder_eval.loading.sampling import flat_sample, stratified_sample
+from coder_eval.loading.static_checks import env_refs, expand_env
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.run import SkippedTask
 from coder_eval.models.task import TaskDefinition
@@ -100,10 +101,28 @@ def _sample_rows(task: TaskDefinition, rows: list[dict[str, Any]], options: Sele
     return rows
 
 
+def resolve_host_paths(task: TaskDefinition, task_dir: Path) -> TaskDefinition:
+    """Expand $VAR in plugin paths and make them absolute (relative ones are task-relative)."""
+    if task.agent is None or not task.agent.plugins:
+        return task
+    plugins = []
+    for plugin in task.agent.plugins:
+        expanded = Path(expand_env(plugin.path)).expanduser()
+        if not _has_unexpanded_var(str(expanded)) and not expanded.is_absolute():
+            expanded = (task_dir / expanded).resolve()
+        plugins.append(plugin.model_copy(update={"path": str(expanded)}))
+    return task.model_copy(update={"agent": task.agent.model_copy(update={"plugins": plugins})})
+
+
+def _has_unexpanded_var(text: str) -> bool:
+    return bool(env_refs(text))
+
+
 def expand_dataset(
     task: TaskDefinition, raw: dict[str, Any], source: Path, options: SelectOptions | None = None
 ) -> list[LoadedTask]:
     """One LoadedTask per (sampled) row; a task without a dataset yields itself."""
+    task = resolve_host_paths(task, source.parent.resolve())
     if task.dataset is None:
         return [LoadedTask(task, source)]
     options = options or SelectOptions()
@@ -119,7 +138,7 @@ def expand_dataset(
             raise TaskConfigError.single(source, f"row {rid!r}: {message}", "success_criteria/initial_prompt",
                                          "every ${row.x} must name a scalar field of every row") from None
         try:
-            definition = TaskDefinition.model_validate(doc)
+            definition = resolve_host_paths(TaskDefinition.model_validate(doc), source.parent.resolve())
         except ValidationError as exc:
             problems = validation_problems(exc, doc, {}, TaskDefinition)
             for p in problems:

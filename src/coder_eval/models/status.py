@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 Category = Literal["succeeded", "failed", "error", "ungraded"]
 
 
-class FinalStatus(str, Enum):
+class FinalStatus(StrEnum):
     SUCCESS = "SUCCESS"
     FAILURE = "FAILURE"
     TIMEOUT = "TIMEOUT"

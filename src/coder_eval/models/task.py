@@ -54,8 +54,10 @@ class TaskDefinition(StrictModel):
     @classmethod
     def _kebab_tags(cls, tags: list[str]) -> list[str]:
         for tag in tags:
-            if not TAG_RE.match(tag):
-                raise ValueError(f"tag {tag!r} must be lowercase kebab-case, optionally key:value (e.g. connector:google-tasks)")
+            if not TAG_RE.fullmatch(tag):
+                raise ValueError(
+                    f"tag {tag!r} must be lowercase kebab-case, optionally key:value (e.g. connector:google-tasks)"
+                )
         return tags
 
     @property
@@ -75,9 +77,9 @@ class TaskDefinition(StrictModel):
                         "`reference: {directory: ...}` block"
                     )
         route = self.checker_context.api_route if self.checker_context else None
-        if route is not None and route.route == "litellm":
-            if any(isinstance(c, AgentJudgeCriterion) for c in self.success_criteria):
-                raise ValueError("checker_context.api_route.route: litellm cannot drive agent_judge; use direct or bedrock")
+        has_agent_judge = any(isinstance(c, AgentJudgeCriterion) for c in self.success_criteria)
+        if route is not None and route.route == "litellm" and has_agent_judge:
+            raise ValueError("checker_context.api_route.route: litellm cannot drive agent_judge; use direct or bedrock")
         if self.simulation is not None and self.simulation.enabled and self.agent_type == "none":
             raise ValueError("simulation needs an agent; it cannot run with agent.type: none")
         return self
