@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from coder_eval.errors import Problem
+from coder_eval.models.base import escapes_root
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.sandbox import TemplateDirSource
 from coder_eval.models.task import TaskDefinition
@@ -31,8 +32,7 @@ def expand_env(text: str, env: dict[str, str] | None = None) -> str:
 
 
 def _escapes(path: str) -> bool:
-    p = PurePosixPath(path.replace("\\", "/"))
-    return p.is_absolute() or ".." in p.parts
+    return escapes_root(path)
 
 
 def _criterion_problems(i: int, crit: BaseCriterion) -> list[Problem]:

@@ -41,7 +41,7 @@ from coder_eval.models.task_parts import (
 )
 from coder_eval.models.telemetry import CommandStatistics, CommandTelemetry, TokenUsage, TurnRecord
 
-__all__ = [  # noqa: PLE0604
+__all__ = [
     *_criteria_all,
     "DEFAULT_AGENT_KIND",
     "AnyCriterionResult",

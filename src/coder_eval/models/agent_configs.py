@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from coder_eval.models.agent import BaseAgentConfig
+from coder_eval.models.sandbox import check_ignore_patterns
 
 # Keys the harness sets itself; sdk_options may not override them.
 FRAMEWORK_OWNED_SDK_KEYS = frozenset(
@@ -30,6 +31,24 @@ def _sdk_option_names() -> set[str] | None:
     return {f.name for f in dataclasses.fields(ClaudeAgentOptions)}
 
 
+def check_sdk_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Refuse framework-owned keys and, when the SDK is installed, keys it does not know."""
+    owned = sorted(k for k in options if k in FRAMEWORK_OWNED_SDK_KEYS)
+    if owned:
+        raise ValueError(
+            f"sdk_options may not set {', '.join(owned)}: Coder Eval owns these; "
+            "use the typed agent fields or run_limits instead"
+        )
+    known = _sdk_option_names()
+    if known is not None:
+        for key in options:
+            if key not in known:
+                close = difflib.get_close_matches(key, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ValueError(f"sdk_options key {key!r} is not a ClaudeAgentOptions field{hint}")
+    return options
+
+
 class ClaudeCodeConfig(BaseAgentConfig):
     """Claude Code through the Claude Agent SDK."""
 
@@ -44,20 +63,12 @@ class ClaudeCodeConfig(BaseAgentConfig):
     @field_validator("sdk_options")
     @classmethod
     def _sdk_keys(cls, options: dict[str, Any]) -> dict[str, Any]:
-        owned = sorted(k for k in options if k in FRAMEWORK_OWNED_SDK_KEYS)
-        if owned:
-            raise ValueError(
-                f"sdk_options may not set {', '.join(owned)}: Coder Eval owns these; "
-                "use the typed agent fields or run_limits instead"
-            )
-        known = _sdk_option_names()
-        if known is not None:
-            for key in options:
-                if key not in known:
-                    close = difflib.get_close_matches(key, sorted(known), n=1)
-                    hint = f" (did you mean {close[0]!r}?)" if close else ""
-                    raise ValueError(f"sdk_options key {key!r} is not a ClaudeAgentOptions field{hint}")
-        return options
+        return check_sdk_options(options)
+
+    @field_validator("ignore_patterns")
+    @classmethod
+    def _patterns(cls, values: list[str] | None) -> list[str] | None:
+        return None if values is None else check_ignore_patterns(values)
 
 
 class CodexConfig(BaseAgentConfig):

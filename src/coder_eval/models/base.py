@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
@@ -29,7 +30,7 @@ IDENTIFIER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
 
 def _identifier(value: str) -> str:
-    if not IDENTIFIER_RE.match(value):
+    if not IDENTIFIER_RE.fullmatch(value):
         raise ValueError(
             f"{value!r} must use letters, digits, '_', '-', '.' and not start with '.' or '-' "
             "(it becomes a directory name)"
@@ -48,3 +49,13 @@ def _non_blank(value: str) -> str:
 
 
 NonBlank = Annotated[str, AfterValidator(_non_blank)]
+
+
+def escapes_root(value: str) -> bool:
+    """True when a path meant to stay under a root could leave it.
+
+    Absolute POSIX paths, Windows drive or UNC paths (`C:/x`, `C:x`, `//host/share`) and any
+    `..` segment all count, whichever OS validates the task.
+    """
+    posix = PurePosixPath(value.replace("\\", "/"))
+    return posix.is_absolute() or bool(PureWindowsPath(value).drive) or ".." in posix.parts

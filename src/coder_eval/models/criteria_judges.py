@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from coder_eval.models.base import NonBlank, StrictModel
+from coder_eval.models.agent_configs import check_sdk_options
+from coder_eval.models.base import NonBlank, StrictModel, escapes_root
 from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.sandbox import check_ignore_patterns
 
 DEFAULT_JUDGE_MODEL = "anthropic.claude-sonnet-4-6"
 
@@ -51,6 +52,16 @@ class JudgeAgentOverrides(StrictModel):
     disallowed_tools: list[str] | None = None
     ignore_patterns: list[str] | None = Field(None, description="Extra ignore patterns for the sandbox copy.")
     sdk_options: dict[str, Any] = Field(default_factory=dict, description="Claude Agent SDK pass-through options.")
+
+    @field_validator("ignore_patterns")
+    @classmethod
+    def _patterns(cls, values: list[str] | None) -> list[str] | None:
+        return None if values is None else check_ignore_patterns(values)
+
+    @field_validator("sdk_options")
+    @classmethod
+    def _sdk_keys(cls, options: dict[str, Any]) -> dict[str, Any]:
+        return check_sdk_options(options)
 
 
 class AgentJudgeCriterion(JudgeContextFields):
@@ -136,8 +147,7 @@ class ReferenceComparisonCriterion(BaseCriterion):
     @field_validator("reference_file")
     @classmethod
     def _inside_reference(cls, value: str) -> str:
-        p = PurePosixPath(value.replace("\\", "/"))
-        if p.is_absolute() or ".." in p.parts:
+        if escapes_root(value):
             raise ValueError("reference_file must be relative and stay inside the reference directory")
         return value
 

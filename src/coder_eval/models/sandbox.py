@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from coder_eval.models.base import NonBlank, StrictModel
+from coder_eval.models.base import NonBlank, StrictModel, escapes_root
 
 RESERVED_RECORD_TOOLS = frozenset({"python", "python3", "env", "sh", "bash", "node", "git", "uv", "cmd"})
 
@@ -30,8 +29,7 @@ class TemplateDirSource(StrictModel):
     @field_validator("mount_point")
     @classmethod
     def _inside_sandbox(cls, value: str) -> str:
-        p = PurePosixPath(value.replace("\\", "/"))
-        if p.is_absolute() or ".." in p.parts:
+        if escapes_root(value):
             raise ValueError("mount_point must be a relative path that stays inside the sandbox")
         return value
 
@@ -45,8 +43,7 @@ class StarterFile(StrictModel):
     @field_validator("path")
     @classmethod
     def _inside_sandbox(cls, value: str) -> str:
-        p = PurePosixPath(value.replace("\\", "/"))
-        if p.is_absolute() or ".." in p.parts:
+        if escapes_root(value):
             raise ValueError("starter file paths must be relative and stay inside the sandbox")
         return value
 
@@ -111,7 +108,7 @@ class RecordCliSpec(StrictModel):
     @field_validator("tool")
     @classmethod
     def _bare_name(cls, value: str) -> str:
-        if "/" in value or "\\" in value or value.strip() != value or value.startswith("."):
+        if "/" in value or "\\" in value or any(ch.isspace() for ch in value) or value.startswith("."):
             raise ValueError("tool must be a bare executable name (no path, no spaces)")
         if value in RESERVED_RECORD_TOOLS:
             raise ValueError(
@@ -154,6 +151,11 @@ def _check_ignore_pattern(raw: str) -> str:
     return value
 
 
+def check_ignore_patterns(values: list[str]) -> list[str]:
+    """Strip each entry; reject empty ones and a bare '!' (shared by sandbox and agent ignore_patterns)."""
+    return [_check_ignore_pattern(v) for v in values]
+
+
 class SandboxConfig(StrictModel):
     """The sandbox a task runs in."""
 
@@ -177,7 +179,7 @@ class SandboxConfig(StrictModel):
     @field_validator("ignore_patterns")
     @classmethod
     def _patterns(cls, values: list[str]) -> list[str]:
-        return [_check_ignore_pattern(v) for v in values]
+        return check_ignore_patterns(values)
 
     @model_validator(mode="after")
     def _rules(self) -> SandboxConfig:
