@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from coder_eval.cli import aggregate_cmd, evaluate_cmd, plan_cmd, report_cmd, schema_cmd
+from coder_eval.cli import aggregate_cmd, evaluate_cmd, plan_cmd, report_cmd, run_cmd, schema_cmd
 
 app = typer.Typer(
     name="coder-eval",
@@ -31,6 +31,8 @@ def root(
     """Coder Eval command line."""
 
 
+app.command("run")(run_cmd.run)
+app.command("execute")(run_cmd.execute)
 app.command("plan")(plan_cmd.plan)
 app.command("schema")(schema_cmd.schema)
 app.command("evaluate")(evaluate_cmd.evaluate)

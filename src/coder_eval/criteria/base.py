@@ -14,6 +14,7 @@ from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
 from coder_eval.process import ShellResult, run_shell
+from coder_eval.secrets import scrub_env
 
 SpecT = TypeVar("SpecT", bound=BaseCriterion)
 
@@ -35,7 +36,7 @@ class CheckContext:
 
     def command_env(self) -> dict[str, str]:
         """Environment for criterion commands: TASK_DIR, REFERENCE_DIR and mock dirs on PATH."""
-        env = dict(self.base_env if self.base_env is not None else os.environ)
+        env = dict(self.base_env) if self.base_env is not None else scrub_env(dict(os.environ))
         if self.task_dir is not None:
             env["TASK_DIR"] = str(self.task_dir)
         if self.reference_dir is not None:

@@ -12,7 +12,9 @@ from coder_eval.criteria.base import Criterion
 C = TypeVar("C", bound=type[Criterion[Any]])
 
 _CHECKERS: dict[str, type[Criterion[Any]]] = {}
-_NOT_CHECKERS = {"base", "registry", "paths", "ignore", "scoring", "grading", "invocation_log", "argv_match"}
+_NOT_CHECKERS = {
+    "base", "registry", "paths", "ignore", "scoring", "grading", "invocation_log", "argv_match", "shell_text"
+}
 _scanned = False
 
 

@@ -35,10 +35,16 @@ def _results_by_row(summary: RunSummary, results: list[EvaluationResult]) -> dic
     return out
 
 
+def junit_text(run_dir: Path, summary: RunSummary, results: list[EvaluationResult]) -> str:
+    """The one JUnit builder, shared by `run --junit-xml` and `report -f junit`."""
+    from coder_eval.reports.junit import render_junit
+
+    return render_junit(summary, _results_by_row(summary, results))
+
+
 def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
     """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
     from coder_eval.reports.html import render_run_html, render_task_html
-    from coder_eval.reports.junit import render_junit
     from coder_eval.reports.markdown import render_run_markdown
 
     _check_run_dir(run_dir)
@@ -52,7 +58,7 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
         return None, [output]
     if fmt == "junit":
         target = output or run_dir / "junit.xml"
-        write_text_atomic(target, render_junit(summary, _results_by_row(summary, results)))
+        write_text_atomic(target, junit_text(run_dir, summary, results))
         return None, [target]
     written: list[Path] = []
     paths = find_task_results(run_dir)

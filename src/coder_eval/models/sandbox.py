@@ -160,7 +160,9 @@ class SandboxConfig(StrictModel):
     """The sandbox a task runs in."""
 
     driver: Literal["tempdir", "docker"] = Field("tempdir", description="Isolation driver.")
-    python: PythonEnv | None = Field(default_factory=PythonEnv, description="Python venv; null skips it.")
+    python: PythonEnv | None = Field(
+        None, description="A uv virtualenv in the sandbox ({} for an empty one); omitted or null uses the host Python."
+    )
     node: NodeEnv | None = Field(None, description="npm packages to install.")
     template_sources: list[TemplateSource] = Field(default_factory=list, description="Applied in order, last wins.")
     ignore_patterns: list[str] = Field(

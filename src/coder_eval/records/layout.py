@@ -13,6 +13,8 @@ RUN_JSON = "run.json"
 RUN_MD = "run.md"
 ARTIFACTS_DIR = "artifacts"
 LATEST_LINK = "latest"
+SCRATCH_DIR = ".sandboxes"
+"""Live workspaces of running tasks; moved into artifacts/ when a task ends."""
 DEFAULT_RUNS_DIR = "runs"
 
 
@@ -49,4 +51,7 @@ def point_latest(runs_root: Path, run_dir: Path) -> None:
 
 def find_task_results(run_dir: Path) -> list[Path]:
     """Every task.json under a run directory, excluding preserved sandboxes."""
-    return sorted(p for p in run_dir.rglob(TASK_JSON) if ARTIFACTS_DIR not in p.relative_to(run_dir).parts)
+    return sorted(
+        p for p in run_dir.rglob(TASK_JSON)
+        if ARTIFACTS_DIR not in (parts := p.relative_to(run_dir).parts) and SCRATCH_DIR not in parts
+    )

@@ -1,0 +1,112 @@
+"""Turn what a unit gathered into its EvaluationResult and write task.json and task.log."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coder_eval.criteria.grading import Grade
+from coder_eval.engine.agent_phase import total_usage
+from coder_eval.models.criteria import CommandsEfficiencyCriterion
+from coder_eval.models.results import CriterionResult, EvaluationResult
+from coder_eval.models.status import FinalStatus
+from coder_eval.models.telemetry import CommandStatistics
+from coder_eval.records.atomic import write_text_atomic
+from coder_eval.records.layout import TASK_JSON, TASK_LOG
+from coder_eval.secrets import Redactor
+
+if TYPE_CHECKING:
+    from coder_eval.engine.orchestrator import RunOptions, _State
+
+_PHASE_STATUS = {
+    "timeout": FinalStatus.TIMEOUT,
+    "crashed": FinalStatus.ERROR,
+    "token_budget": FinalStatus.TOKEN_BUDGET_EXCEEDED,
+    "cost_budget": FinalStatus.COST_BUDGET_EXCEEDED,
+}
+
+
+def decide_status(state: _State, options: RunOptions) -> tuple[FinalStatus, float | None]:
+    """Execution facts first (setup/pre_run errors, timeouts, crashes, budgets), then the verdict."""
+    if state.status is not None:
+        return state.status, 0.0
+    if state.phase.outcome in _PHASE_STATUS:
+        return _PHASE_STATUS[state.phase.outcome], 0.0
+    if not options.grade or state.grade is None:
+        return FinalStatus.NOT_GRADED, None
+    status = state.grade.status
+    if status is FinalStatus.ERROR:
+        return status, 0.0
+    if status is FinalStatus.FAILURE and state.phase.max_turns_exhausted:
+        status = FinalStatus.MAX_TURNS_EXHAUSTED
+    return status, state.grade.weighted_score
+
+
+def _diagnostics(state: _State) -> list[CriterionResult]:
+    """Every criterion, in order: read-only file checks evaluated, the rest marked not evaluated."""
+    if state.diagnostics is None:
+        return []
+    evaluated = iter(state.diagnostics.results)
+    out: list[CriterionResult] = []
+    for spec in state.unit.task.definition.success_criteria:
+        if spec.reads_files_only:
+            out.append(next(evaluated))
+        else:
+            out.append(CriterionResult(criterion_type=spec.type, description=spec.description,
+                                       evaluation_status="not_evaluated", details="not run after an agent failure",
+                                       pass_threshold=spec.pass_threshold, weight=spec.weight, gating=spec.is_gating))
+    return out
+
+
+def _efficiency(state: _State, grade: Grade | None) -> tuple[int | None, float | None]:
+    for i, spec in enumerate(state.unit.task.definition.success_criteria):
+        if isinstance(spec, CommandsEfficiencyCriterion):
+            score = grade.results[i].score if grade is not None else None
+            return spec.expected_commands, score
+    return None, None
+
+
+def _error_message(state: _State) -> str | None:
+    if state.error:
+        return state.error
+    if state.phase.error:
+        return state.phase.error
+    if state.grade is not None and state.grade.config_errors:
+        return "; ".join(state.grade.config_errors)
+    return None
+
+
+def build_result(state: _State, options: RunOptions, out_dir: Path, task_config: dict[str, Any]) -> EvaluationResult:
+    unit, turns = state.unit, state.phase.turns
+    status, score = decide_status(state, options)
+    expected, efficiency = _efficiency(state, state.grade)
+    models = [t.model_used for t in turns if t.model_used]
+    agent_dump = unit.agent.model_dump(mode="json")
+    result = EvaluationResult(
+        task_id=unit.task_id, task_description=unit.task.definition.description, variant_id=unit.variant_id,
+        suite_id=unit.task.suite_id, row_id=unit.task.row_id, replicate_index=unit.replicate_index,
+        tags=list(unit.task.definition.tags), task_path=str(unit.task.source_file), agent_type=unit.agent.type,
+        model_used=models[-1] if models else unit.agent.model, started_at=state.started,
+        completed_at=datetime.now(UTC), duration_seconds=time.monotonic() - state.clock,
+        final_status=status, weighted_score=score, max_turns_exhausted=state.phase.max_turns_exhausted,
+        iteration_count=len(turns), success_criteria_results=state.grade.results if state.grade else [],
+        post_failure_criteria_results=_diagnostics(state), iterations=turns, error_message=_error_message(state),
+        environment_info=state.env_info, agent_config=agent_dump, sdk_options=agent_dump.get("sdk_options"),
+        sandbox_path=str(state.sandbox_path) if state.sandbox_path else None, task_config=task_config,
+        total_token_usage=total_usage(turns), command_stats=CommandStatistics.from_turns(turns),
+        total_assistant_turns=sum(t.assistant_turn_count for t in turns), expected_commands=expected,
+        actual_commands=sum(len(t.commands) for t in turns), commands_efficiency=efficiency,
+        pre_run_results=state.pre_run, post_run_results=state.post_run,
+    )
+    state.log.add(f"final status {status.value}, weighted score {score if score is None else round(score, 4)}")
+    write_records(out_dir, result, "\n".join(state.log.lines) + "\n")
+    return result
+
+
+def write_records(out_dir: Path, result: EvaluationResult, log_text: str) -> None:
+    """task.log first, task.json last: a task.json on disk means the unit is finished."""
+    redact = Redactor()
+    write_text_atomic(out_dir / TASK_LOG, redact(log_text))
+    write_text_atomic(out_dir / TASK_JSON, redact(result.model_dump_json(indent=2)))

@@ -1,0 +1,152 @@
+"""Run one unit end to end: sandbox, pre_run, agent, grading, post_run, records, cleanup."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from coder_eval.agents.base import Agent, create_agent
+from coder_eval.agents.events import StreamCallback
+from coder_eval.criteria.base import CheckContext
+from coder_eval.criteria.grading import Grade, grade
+from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
+from coder_eval.engine.evaluate import environment_info, task_config_record
+from coder_eval.engine.finalize import build_result
+from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.task_log import TaskLog
+from coder_eval.engine.units import RunUnit
+from coder_eval.errors import CoderEvalError
+from coder_eval.models.results import CommandResult, EvaluationResult
+from coder_eval.models.status import FinalStatus
+from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
+from coder_eval.sandbox.drivers import PreservationMode
+from coder_eval.sandbox.sandbox import Sandbox
+from coder_eval.sandbox.templates import SetupError
+
+
+@dataclass
+class RunOptions:
+    run_dir: Path
+    grade: bool = True
+    preservation: PreservationMode | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    stream: StreamCallback | None = None
+
+
+@dataclass
+class _State:
+    """Everything gathered while the unit runs; `finalize.build_result` turns it into a record."""
+
+    unit: RunUnit
+    started: datetime
+    clock: float
+    log: TaskLog
+    status: FinalStatus | None = None
+    error: str | None = None
+    phase: AgentPhase = field(default_factory=AgentPhase)
+    grade: Grade | None = None
+    diagnostics: Grade | None = None
+    pre_run: list[CommandResult] = field(default_factory=list)
+    post_run: list[CommandResult] = field(default_factory=list)
+    sandbox_path: Path | None = None
+    env_info: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, status: FinalStatus, message: str) -> None:
+        if self.status is None:
+            self.status, self.error = status, message
+            self.log.add(f"{status.value}: {message}")
+
+
+def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None) -> CheckContext:
+    return CheckContext(root=sandbox.workspace, ignore=sandbox.ignore, task_dir=unit.task.task_dir,
+                        reference_dir=reference, turns=turns, base_env=sandbox.env())
+
+
+async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
+    unit = state.unit
+    agent: Agent[Any] = create_agent(unit.agent.type, unit.agent, task_id=unit.task_id, env=sandbox.env())
+    try:
+        await agent.start(sandbox.workspace, env_path_prepend=list(sandbox.bin_dirs))
+        state.env_info.update(agent.environment_info())
+        prompt = unit.task.definition.initial_prompt or ""
+        await run_turn(agent, prompt, unit.task.definition.run_limits, retry=options.retry, log=state.log,
+                       stream=options.stream, phase=state.phase)
+    finally:
+        await asyncio.to_thread(agent.kill_sync)
+        await agent.stop()
+
+
+async def _pre_and_agent(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
+    definition = state.unit.task.definition
+    env = {"TASK_DIR": str(state.unit.task.task_dir)}
+    state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
+    if failure is not None:
+        state.fail(FinalStatus.ERROR, failure)
+        return
+    await _agent_phase(state, sandbox, options)
+
+
+def _grade(state: _State, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
+    definition = state.unit.task.definition
+    try:
+        verify_unchanged(reference, digest)
+    except ReferenceTamperedError as exc:
+        state.fail(FinalStatus.ERROR, str(exc))
+        return
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns)
+    pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
+    if state.phase.outcome != "ok" or state.status is not None:
+        if not pre_run_failed:
+            diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
+            state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
+    elif options.grade:
+        state.grade = grade(list(definition.success_criteria), ctx)
+    if options.grade and not pre_run_failed:
+        # post_run follows the verdict and may change the tree, so it runs after grading, once.
+        env = {"TASK_DIR": str(state.unit.task.task_dir)}
+        state.post_run = run_post(sandbox, definition.post_run, state.log, env)
+
+
+async def _run_in_sandbox(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
+    definition = state.unit.task.definition
+    ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
+    with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
+        limit = definition.run_limits.task_timeout
+        try:
+            async with asyncio.timeout(limit):
+                await _pre_and_agent(state, sandbox, options)
+        except TimeoutError:
+            state.phase.outcome = "timeout"
+            state.fail(FinalStatus.TIMEOUT, f"task timed out after {limit:g}s")
+        await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
+
+
+async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
+    """Run one unit and write its task.json and task.log. Never raises for task-level problems."""
+    out_dir = unit.directory(options.run_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    state = _State(unit, datetime.now(UTC), time.monotonic(), TaskLog(), env_info=environment_info())
+    state.log.add(f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
+                  f"agent {unit.agent.type}")
+    mode = options.preservation
+    sandbox = Sandbox(unit.task.definition.sandbox, task_dir=unit.task.task_dir, task_file=unit.task.source_file,
+                      artifacts_dir=out_dir / ARTIFACTS_DIR, mode=mode, base_env=None,
+                      scratch=options.run_dir / SCRATCH_DIR)
+    try:
+        await asyncio.to_thread(sandbox.setup)
+        state.log.add(f"sandbox ready at {sandbox.workspace}")
+        await _run_in_sandbox(state, sandbox, options)
+    except (SetupError, CoderEvalError) as exc:
+        state.fail(FinalStatus.ERROR, f"sandbox setup failed: {exc}")
+    finally:
+        if sandbox.root is not None:
+            state.sandbox_path = await asyncio.to_thread(sandbox.finish)
+    return build_result(state, options, out_dir, task_config_record(unit.task))

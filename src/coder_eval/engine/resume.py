@@ -1,0 +1,52 @@
+"""Resume: which units are finished, which still owe a grade, which must (re)run."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coder_eval.engine.units import RunUnit
+from coder_eval.errors import RecordError
+from coder_eval.models.results import EvaluationResult
+from coder_eval.models.status import FinalStatus
+from coder_eval.records.layout import SCRATCH_DIR, TASK_JSON
+from coder_eval.records.store import read_task_result
+
+
+@dataclass
+class ResumePartition:
+    to_run: list[RunUnit] = field(default_factory=list)
+    to_grade: list[tuple[RunUnit, EvaluationResult]] = field(default_factory=list)
+    done: list[EvaluationResult] = field(default_factory=list)
+
+
+def owes_grade(result: EvaluationResult) -> bool:
+    """Executed but never graded: NOT_GRADED rows (not crashes, which already carry their verdict)."""
+    return result.final_status is FinalStatus.NOT_GRADED and not result.success_criteria_results
+
+
+def partition(units: list[RunUnit], run_dir: Path, *, grade: bool) -> ResumePartition:
+    """A unit with a readable task.json is finished; under `run`, an ungraded one is graded instead."""
+    out = ResumePartition()
+    for unit in units:
+        path = unit.directory(run_dir) / TASK_JSON
+        try:
+            prior = read_task_result(path) if path.is_file() else None
+        except RecordError:
+            prior = None
+        if prior is None:
+            out.to_run.append(unit)
+        elif grade and owes_grade(prior):
+            out.to_grade.append((unit, prior))
+        else:
+            out.done.append(prior)
+    return out
+
+
+def clear_leftovers(run_dir: Path) -> None:
+    """Drop the live workspaces and temporary files an interrupted run left behind."""
+    shutil.rmtree(run_dir / SCRATCH_DIR, ignore_errors=True)
+    for tmp in run_dir.rglob(".*.tmp"):
+        if tmp.is_file():
+            tmp.unlink(missing_ok=True)

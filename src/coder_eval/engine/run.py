@@ -1,0 +1,115 @@
+"""The body shared by `run` and `execute`: load, plan units, run the batch, write the run records."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from coder_eval.engine.batch import BatchObserver, run_batch
+from coder_eval.engine.orchestrator import RunOptions
+from coder_eval.engine.regrade import RegradeError, regrade_in_place
+from coder_eval.engine.resume import clear_leftovers, partition
+from coder_eval.engine.units import RunUnit, expand_units
+from coder_eval.errors import TaskConfigError, UsageError
+from coder_eval.loading.loader import SelectOptions, load_tasks
+from coder_eval.models.results import EvaluationResult
+from coder_eval.models.run import RunSummary, SkippedTask
+from coder_eval.records.atomic import write_text_atomic
+from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
+from coder_eval.records.run_files import write_run_files
+from coder_eval.sandbox.drivers import PreservationMode
+
+
+@dataclass
+class RunRequest:
+    paths: list[str]
+    select: SelectOptions = field(default_factory=SelectOptions)
+    max_parallel: int = 1
+    repeats: int = 1
+    type_override: str | None = None
+    run_dir: Path | None = None
+    preservation: PreservationMode | None = None
+    grade: bool = True
+    resume: bool = False
+    junit_xml: Path | None = None
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    summary: RunSummary
+    load_errors: list[TaskConfigError]
+    results: list[EvaluationResult]
+
+    @property
+    def exit_code(self) -> int:
+        if self.load_errors:
+            return 2
+        allowed = {"succeeded"} | (set() if self._grading else {"ungraded"})
+        return 0 if all(r.final_status.category in allowed for r in self.results) else 1
+
+    _grading: bool = True
+
+
+def _run_dir(request: RunRequest) -> Path:
+    if request.resume:
+        if request.run_dir is None:
+            raise UsageError("--resume needs --run-dir pointing at the run to continue")
+        if not request.run_dir.is_dir():
+            raise UsageError(f"--resume: run directory {request.run_dir} does not exist")
+        return request.run_dir
+    if request.run_dir is not None:
+        return request.run_dir
+    return default_run_dir(Path(DEFAULT_RUNS_DIR), new_run_id())
+
+
+def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
+    out = []
+    for unit, prior in owed:
+        try:
+            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir)))
+        except RegradeError as exc:
+            note = f"grading on resume failed: {exc}"
+            out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))
+    return out
+
+
+def run_pipeline(request: RunRequest, observer: BatchObserver | None = None,
+                 on_plan: Callable[[int], None] | None = None) -> RunOutcome:
+    """Run (or execute) every selected task; records are written as each unit finishes."""
+    started = datetime.now(UTC)
+    report = load_tasks(request.paths, request.select)
+    skipped = list(report.skipped) + [SkippedTask(path=str(e.file), reason=e.render()) for e in report.errors]
+    units = expand_units(report.tasks, repeats=request.repeats, type_override=request.type_override)
+    run_dir = _run_dir(request)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    prior: list[EvaluationResult] = []
+    if request.resume:
+        clear_leftovers(run_dir)
+        split = partition(units, run_dir, grade=request.grade)
+        units, prior = split.to_run, split.done + _regrade_owed(split.to_grade, run_dir)
+    if on_plan is not None:
+        on_plan(len(units))
+    options = RunOptions(run_dir=run_dir, grade=request.grade, preservation=request.preservation)
+    fresh: list[EvaluationResult] = []
+    try:
+        fresh = asyncio.run(run_batch(units, options, max_parallel=request.max_parallel, observer=observer))
+    finally:
+        clear_leftovers(run_dir)
+        from coder_eval.records.store import read_task_results
+
+        results, _ = read_task_results(run_dir) if not fresh else (prior + fresh, [])
+        summary = write_run_files(run_dir, results, run_id=run_dir.name, skipped=skipped, start_time=started,
+                                  end_time=datetime.now(UTC), max_parallel=request.max_parallel)
+        if request.run_dir is None:
+            point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
+    if request.junit_xml is not None:
+        from coder_eval.engine.reporting import junit_text
+
+        write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results))
+    outcome = RunOutcome(run_dir, summary, report.errors, results)
+    outcome._grading = request.grade
+    return outcome
