@@ -48,6 +48,9 @@ def _pipeline(*, grade: bool, paths: list[str] | None, max_parallel: int, tags: 
         except ValueError:
             raise UsageError("--preservation-mode must be NONE, MOVE_ON_WRITE or DIRECT_WRITE") from None
     if agent_type is not None:
+        from coder_eval.plugins import ensure_plugins_loaded
+
+        ensure_plugins_loaded()
         try:
             agent_config_class(agent_type)
         except ValueError as exc:

@@ -82,7 +82,7 @@ def agent_config_class(kind: str) -> type[BaseAgentConfig]:
         close = difflib.get_close_matches(kind, known, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise ValueError(
-            f"unknown agent type {kind!r}.{hint} Known types: {', '.join(known) or 'none'}. "
+            f"unknown agent type {kind!r}.{hint} Known types: {', '.join(known) or '(none registered)'}. "
             "An agent from a plugin needs that plugin installed (entry point group coder_eval.plugins)."
         ) from None
 

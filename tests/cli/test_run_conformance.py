@@ -1,0 +1,104 @@
+"""Conformance tasks run end to end with `--type none`; a pre_run does the agent's part.
+
+The adapted copies are built here from ../shared/conformance at test time (into a temp
+copy of the corpus, so template paths keep working); the corpus itself is never copied
+into the project.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from clirun import cli
+
+pytestmark = pytest.mark.slow
+
+FORMATTER = '''from datetime import datetime
+
+def format_date(date_str, format):
+    d = datetime.strptime(date_str, "%Y-%m-%d")
+    return d.strftime({"iso": "%Y-%m-%d", "us": "%m/%d/%Y", "eu": "%d/%m/%Y"}[format])
+'''
+FORMATTER_TEST = '''from date_formatter import format_date
+
+def test_formats():
+    assert format_date("2024-01-15", "us") == "01/15/2024"
+    assert format_date("2024-01-15", "eu") == "15/01/2024"
+    assert format_date("2024-01-15", "iso") == "2024-01-15"
+'''
+FIBONACCI = '''def fibonacci(n: int) -> int:
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+'''
+
+
+def _write(path: str, content: str) -> dict[str, str]:
+    return {"command": f"mkdir -p $(dirname {path}) && cat > {path} <<'EOF'\n{content}EOF"}
+
+
+AGENT_PARTS: dict[str, list[dict[str, Any]]] = {
+    "agentless_smoke_test.yaml": [],
+    "inline_starter_example.yaml": [_write("date_formatter.py", FORMATTER),
+                                    _write("test_date_formatter.py", FORMATTER_TEST)],
+    "fibonacci_with_template.yaml": [_write("src/main.py", FIBONACCI)],
+    "mock_path_dirs_template_dir/task.yaml": [
+        {"command": "say_hello world > say_hello.out && echo_args one two three > echo_args.out"}],
+    "record_cli_responses.yaml": [
+        {"command": "{ echo '## uip ixp dummy1'; uip ixp dummy1; echo '## uip ixp dummy2'; uip ixp dummy2; "
+                    "echo '## uip ixp nope'; uip ixp nope 2>&1; } > captured.txt; true"}],
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests_paths import conformance_dir
+
+    source = conformance_dir()
+    target = tmp_path_factory.mktemp("corpus")
+    shutil.copytree(source / "tasks", target / "tasks")
+    shutil.copytree(source / "templates", target / "templates")
+    return target / "tasks"
+
+
+def adapt(corpus: Path, name: str, *, with_agent_part: bool) -> Path:
+    original = corpus / name
+    doc = yaml.safe_load(original.read_text())
+    doc.setdefault("sandbox", {})["driver"] = "tempdir"
+    if with_agent_part:
+        doc["pre_run"] = list(doc.get("pre_run", [])) + AGENT_PARTS[name]
+    else:
+        doc["pre_run"] = [p for p in doc.get("pre_run", []) if "coder-eval-ran" not in p["command"]]
+    suffix = "agent" if with_agent_part else "bare"
+    adapted = original.with_name(f"{original.stem}.{suffix}.yaml")
+    adapted.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return adapted
+
+
+def outcome(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(run_dir.rglob("task.json"))]
+
+
+@pytest.mark.parametrize("name", list(AGENT_PARTS))
+def test_adapted_task_succeeds(corpus: Path, tmp_path: Path, name: str) -> None:
+    task = adapt(corpus, name, with_agent_part=True)
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=600)
+    records = outcome(run_dir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+    assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+@pytest.mark.parametrize("name", [n for n in AGENT_PARTS if n != "agentless_smoke_test.yaml"])
+def test_without_the_agents_part_it_fails_but_never_errors(corpus: Path, tmp_path: Path, name: str) -> None:
+    task = adapt(corpus, name, with_agent_part=False)
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 1
+    assert [r["final_status"] for r in outcome(run_dir)] == ["FAILURE"]

@@ -1,0 +1,14 @@
+"""Where the shared conformance corpus lives relative to this checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def conformance_dir() -> Path:
+    path = Path(__file__).resolve().parents[3] / "shared" / "conformance"
+    if not path.is_dir():
+        pytest.skip("../shared/conformance is not beside this checkout")
+    return path
