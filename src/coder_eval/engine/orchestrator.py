@@ -149,4 +149,4 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     finally:
         if sandbox.root is not None:
             state.sandbox_path = await asyncio.to_thread(sandbox.finish)
-    return build_result(state, options, out_dir, task_config_record(unit.task))
+    return await asyncio.to_thread(build_result, state, options, out_dir, task_config_record(unit.task))

@@ -9,9 +9,11 @@ from pathlib import Path
 from coder_eval.errors import RecordError
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to a fresh sibling temp file, fsync it, then rename it over `path`.
+def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
+    """Write `text` to a fresh sibling temp file, then rename it over `path`.
 
+    A crashed or killed writer leaves the old file or the new one, never a mix. With
+    `durable` the data is also fsynced first (survives power loss; costs a disk flush).
     The temp file is opened O_EXCL|O_NOFOLLOW so a planted symlink cannot redirect the
     write, and a symlinked destination is refused.
     """
@@ -25,7 +27,8 @@ def write_text_atomic(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
