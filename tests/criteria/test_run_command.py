@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from helpers import check
+from helpers import check, spec
 
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade_one
-from helpers import spec
 
 
 @pytest.mark.parametrize(

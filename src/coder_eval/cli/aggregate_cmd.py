@@ -16,12 +16,15 @@ def aggregate(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write run.json/run.md into this directory.")] = None,
 ) -> None:
     """Rebuild the run summary from the finalized task records on disk."""
+    from rich.markup import escape
+
     from coder_eval.cli.output import err, out
     from coder_eval.engine.reporting import aggregate as rebuild
 
     summary, warnings = rebuild(run_dir, output)
     for warning in warnings:
-        err().print(f"[yellow]warning:[/] skipped unreadable record: {warning}")
+        err().print(f"[yellow]warning:[/] skipped unreadable record: {escape(warning)}")
     rate = "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}"
+    written = escape(str((output or run_dir) / "run.json"))
     out().print(f"{summary.tasks_run} tasks: {summary.tasks_succeeded} succeeded, {summary.tasks_failed} failed, "
-                f"{summary.tasks_error} errors; pass rate {rate}; wrote {(output or run_dir) / 'run.json'}")
+                f"{summary.tasks_error} errors; pass rate {rate}; wrote {written}")

@@ -20,6 +20,8 @@ def evaluate(
     row: Annotated[str | None, typer.Option("--row", help="Dataset row id, for a task with a dataset.")] = None,
 ) -> None:
     """Grade WORKDIR with TASK's success criteria and write task.json, task.log, run.json, run.md."""
+    from rich.markup import escape
+
     from coder_eval.cli.criteria_table import criteria_table
     from coder_eval.cli.output import out
     from coder_eval.engine.evaluate_cli import run_evaluate
@@ -31,6 +33,6 @@ def evaluate(
     colour = {"succeeded": "green", "failed": "red", "error": "red", "ungraded": "yellow"}[result.final_status.category]
     out().print(f"[bold {colour}]{result.final_status.value}[/] weighted score {score}")
     if result.error_message:
-        out().print(f"[red]{result.error_message}[/]", markup=True)
-    out().print(f"records: {outcome.run_dir}")
+        out().print(f"[red]{escape(result.error_message)}[/]")
+    out().print(f"records: {escape(str(outcome.run_dir))}")
     raise typer.Exit(0 if result.final_status.category == "succeeded" else 1)

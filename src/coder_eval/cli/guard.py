@@ -33,13 +33,16 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except Exception as exc:
+            from rich.markup import escape
+
             from coder_eval.cli.output import err
 
             if os.environ.get("CODER_EVAL_DEBUG"):
                 traceback.print_exc()
             err().print(
                 f"[bold red]Internal error[/] (a bug in Coder Eval, not in your input): "
-                f"{exc.__class__.__name__}: {exc}. Set CODER_EVAL_DEBUG=1 for the traceback and please report it."
+                f"{exc.__class__.__name__}: {escape(str(exc))}. "
+                "Set CODER_EVAL_DEBUG=1 for the traceback and please report it."
             )
             raise typer.Exit(3) from None
 

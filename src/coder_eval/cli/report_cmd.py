@@ -17,6 +17,8 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead.")] = None,
 ) -> None:
     """Render a run's report as Markdown, self-contained HTML, or JUnit XML."""
+    from rich.markup import escape
+
     from coder_eval.cli.output import out
     from coder_eval.engine.reporting import render_report
     from coder_eval.errors import UsageError
@@ -27,6 +29,6 @@ def report(
     if text is not None:
         typer.echo(text, nl=False)
     for path in written[:5]:
-        out().print(f"wrote {path}")
+        out().print(f"wrote {escape(str(path))}")
     if len(written) > 5:
         out().print(f"... and {len(written) - 5} more")

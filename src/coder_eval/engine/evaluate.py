@@ -17,6 +17,7 @@ from coder_eval.criteria.grading import Grade, grade
 from coder_eval.criteria.ignore import IgnoreRules
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
+from coder_eval.errors import UsageError
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
@@ -76,6 +77,19 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
     return result
 
 
+def _copy_workdir(workdir: Path, root: Path) -> None:
+    """Copy the directory to grade; a file that cannot be copied (a named pipe) is a usage error."""
+    try:
+        shutil.copytree(workdir, root, symlinks=True)
+    except shutil.Error as exc:  # one (src, dst, why) triple per file that failed
+        failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        why = str(failures[0][2]) if failures else str(exc)
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        raise UsageError(f"cannot copy {workdir} for grading: {why}{more}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot copy {workdir} for grading ({exc.strerror or exc})") from None
+
+
 def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: EvaluateOptions) -> EvaluationResult:
     """Grade `workdir` (or a copy of it) and write task.json and task.log for it."""
     started = datetime.now(UTC)
@@ -89,7 +103,7 @@ def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: 
         root = out_dir / ARTIFACTS_DIR
         if root.exists():
             shutil.rmtree(root)
-        shutil.copytree(workdir, root, symlinks=True)
+        _copy_workdir(workdir, root)
         log.add(f"grading a copy at {root}")
     error: str | None = None
     try:

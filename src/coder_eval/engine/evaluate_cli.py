@@ -44,6 +44,10 @@ def run_evaluate(
     target = run_dir or default_run_dir(runs_root, new_run_id())
     if target.resolve() == workdir.resolve() or workdir.resolve() in target.resolve().parents:
         raise UsageError("--run-dir must not be inside the directory being graded")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot use {target} as the run directory ({exc.strerror or exc})") from None
     result = evaluate_directory(task, workdir, target, EvaluateOptions(in_place=in_place, preserve=preserve))
     write_run_files(target, [result])
     if run_dir is None:

@@ -55,8 +55,15 @@ def staged_reference(directory: Path | None, *, task_file: Path) -> Iterator[tup
     try:
         staged = holder / "reference"
         staged.mkdir()
-        _copy_without_symlinks(directory, staged)
-        yield staged, tree_digest(staged)
+        try:
+            _copy_without_symlinks(directory, staged)
+            digest = tree_digest(staged)
+        except OSError as exc:  # an unreadable file, or a special tree such as /proc
+            raise TaskConfigError.single(
+                task_file, f"cannot copy reference directory {directory} ({exc.strerror or exc})",
+                "reference.directory", "point it at an ordinary, readable directory next to the task",
+            ) from None
+        yield staged, digest
     finally:
         shutil.rmtree(holder, ignore_errors=True)
 

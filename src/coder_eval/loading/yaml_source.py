@@ -10,9 +10,34 @@ import yaml
 from coder_eval.errors import TaskConfigError
 
 try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
+    _SafeLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
 except AttributeError:  # pragma: no cover - libyaml is missing on some platforms
-    _Loader = yaml.SafeLoader
+    _SafeLoader = yaml.SafeLoader
+
+
+class _Loader(_SafeLoader):  # type: ignore[valid-type,misc]
+    """Safe loading limited to JSON-like values, the data model of a task file.
+
+    A timestamp stays the text it was written as (as in YAML 1.2 and JSON), so
+    `expected: 2024-01-15` compares with the string a program prints and a
+    malformed date such as 2024-13-45 is not an error; binary and set values,
+    which JSON cannot hold, are rejected with their line.
+    """
+
+
+def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+def _not_json_like(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    raise yaml.constructor.ConstructorError(
+        None, None, f"{node.tag.rsplit(':', 1)[-1]} values are not supported in a task file", node.start_mark
+    )
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _not_json_like)
+_Loader.add_constructor("tag:yaml.org,2002:set", _not_json_like)
 
 LineMap = dict[tuple[str | int, ...], int]
 
@@ -30,16 +55,70 @@ def _index_lines(node: yaml.Node, path: tuple[str | int, ...], lines: LineMap) -
             _index_lines(item, (*path, i), lines)
 
 
+MAX_NESTING = 100
+"""Deepest mapping/list nesting a task file may use; far beyond any real task."""
+MAX_ALIAS_EXPANSION = 100_000
+"""How many nodes `*alias` references may add in total (stops "billion laughs" documents)."""
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def shape_problem(root: yaml.Node) -> str | None:
+    """Why a composed document is unsafe to load: a recursive alias, deep nesting, an alias bomb.
+
+    Iterative, so neither a deep nor a self-referencing document can exhaust the stack;
+    shared (aliased) nodes are measured once, so an alias bomb is measured in linear time.
+    """
+    measured: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded node count, nesting height)
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            kids = [measured[id(k)] for k in _children(node)]
+            measured[key] = (1 + sum(k[0] for k in kids), 1 + max((k[1] for k in kids), default=0))
+            open_nodes.discard(key)
+            if measured[key][1] > MAX_NESTING:
+                return f"nested more than {MAX_NESTING} levels deep"
+            continue
+        if key in measured:
+            continue
+        if key in open_nodes:
+            line = node.start_mark.line + 1
+            return f"the anchor at line {line} is aliased inside itself (a recursive alias)"
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((k, False) for k in reversed(_children(node)))
+    expanded = measured[id(root)][0]
+    if expanded - len(measured) > MAX_ALIAS_EXPANSION:
+        return f"aliases expand the document to {expanded} nodes (at most {MAX_ALIAS_EXPANSION} more allowed)"
+    return None
+
+
 def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
     """Parse YAML text; a syntax error becomes a TaskConfigError naming the line."""
     try:
         node = yaml.compose(text, Loader=_Loader)
+        shape = shape_problem(node) if node is not None else None
+        if shape is not None:
+            raise TaskConfigError.single(source, f"not a usable YAML document ({shape})", "",
+                                         "write the values out instead of nesting or aliasing them")
         data = yaml.load(text, Loader=_Loader) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise TaskConfigError.single(source, f"not valid YAML ({problem})", where, "fix the YAML syntax") from None
+    except (ValueError, OverflowError) as exc:  # a scalar PyYAML cannot build: !!int x, a 5000-digit int
+        raise TaskConfigError.single(source, f"not valid YAML (a value cannot be read: {exc})", "",
+                                     "quote the value to keep it a string") from None
     lines: LineMap = {}
     if node is not None:
         _index_lines(node, (), lines)

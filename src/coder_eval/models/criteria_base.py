@@ -30,6 +30,7 @@ class BaseCriterion(StrictModel):
     weight: float = Field(
         1.0,
         ge=0.0,
+        allow_inf_nan=False,  # an infinite weight turns the weighted score into NaN
         description="Share of the weighted score. 0 makes the criterion informational (never gates).",
     )
     pass_threshold: float = Field(0.9, ge=0.0, le=1.0, description="Minimum score that counts as a pass.")
