@@ -94,20 +94,24 @@ SOLUTION: dict[str, str] = {
     "app.py": "import datetime\n\n\ndef main() -> None:\n    print('Hello, bench!')\n"
     "    print(datetime.date.today())\n\n\nif __name__ == '__main__':\n    main()\n",
     "README.md": "# Bench app\n\nversion 1.4 of the greeting app.\n",
-    "result.json": json.dumps({
-        "name": "bench",
-        "items": [{"id": 1, "score": 0.9}, {"id": 2, "score": 0.7}, {"id": 3, "score": 0.2}],
-        "meta": {"ok": True},
-    }),
-    "schema.json": json.dumps({
-        "type": "object",
-        "required": ["name", "items", "meta"],
-        "properties": {
-            "name": {"type": "string"},
-            "items": {"type": "array", "items": {"type": "object", "required": ["id", "score"]}},
-            "meta": {"type": "object"},
-        },
-    }),
+    "result.json": json.dumps(
+        {
+            "name": "bench",
+            "items": [{"id": 1, "score": 0.9}, {"id": 2, "score": 0.7}, {"id": 3, "score": 0.2}],
+            "meta": {"ok": True},
+        }
+    ),
+    "schema.json": json.dumps(
+        {
+            "type": "object",
+            "required": ["name", "items", "meta"],
+            "properties": {
+                "name": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "object", "required": ["id", "score"]}},
+                "meta": {"type": "object"},
+            },
+        }
+    ),
     "label.txt": "positive\n",
     "tests/test_app.py": "def test_truth() -> None:\n    assert 1 + 1 == 2\n",
 }
@@ -157,8 +161,7 @@ def main() -> int:
 
     exe = Path(sys.executable).parent / ("coder-eval.exe" if os.name == "nt" else "coder-eval")
     if not exe.is_file():
-        print(f"error: no coder-eval entry point next to {sys.executable}; install the package first",
-              file=sys.stderr)
+        print(f"error: no coder-eval entry point next to {sys.executable}; install the package first", file=sys.stderr)
         return 1
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     removed = "PYTHONDONTWRITEBYTECODE" in os.environ
@@ -180,20 +183,26 @@ def main() -> int:
             Bench("evaluate", [], []),
         ]
         print(f"coder-eval benchmark: {exe}")
-        print(f"python {sys.version.split()[0]}; {args.warmup} warm-up + {args.runs} timed runs per command; "
-              f"fresh --run-dir per evaluate under {runs}")
-        print("PYTHONDONTWRITEBYTECODE removed from the subprocess environment"
-              + (" (it is set in this shell)" if removed else " (it was not set)")
-              + "; warm-up runs write the bytecode caches\n")
+        print(
+            f"python {sys.version.split()[0]}; {args.warmup} warm-up + {args.runs} timed runs per command; "
+            f"fresh --run-dir per evaluate under {runs}"
+        )
+        print(
+            "PYTHONDONTWRITEBYTECODE removed from the subprocess environment"
+            + (" (it is set in this shell)" if removed else " (it was not set)")
+            + "; warm-up runs write the bytecode caches\n"
+        )
         for bench in benches:
             for i in range(args.warmup + args.runs):
                 argv = evaluate_argv() if bench.name == "evaluate" else bench.argv
                 elapsed, proc = run_once(argv, env, root)
                 if proc.returncode != 0:
                     ok = False
-                    print(f"error: `{shlex.join(argv)}` exited {proc.returncode}:\n"
-                          f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}",
-                          file=sys.stderr)
+                    print(
+                        f"error: `{shlex.join(argv)}` exited {proc.returncode}:\n"
+                        f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}",
+                        file=sys.stderr,
+                    )
                     break
                 if i >= args.warmup:
                     bench.times.append(elapsed)
@@ -207,10 +216,14 @@ def main() -> int:
                 continue
             median = statistics.median(bench.times)
             verdict = "meets target" if median <= TARGETS[bench.name] else "over target"
-            print(f"{bench.name:<10} {median:>7.3f}s {p90(bench.times):>7.3f}s {min(bench.times):>7.3f}s "
-                  f"{TARGETS[bench.name]:>7.2f}s {PREVIOUS[bench.name]:>7.2f}s  {verdict}")
-        print("\ncommands: `coder-eval --help`; `coder-eval plan TASK`; "
-              "`coder-eval evaluate TASK SOLUTION --run-dir DIR` (9 criteria, all pass)")
+            print(
+                f"{bench.name:<10} {median:>7.3f}s {p90(bench.times):>7.3f}s {min(bench.times):>7.3f}s "
+                f"{TARGETS[bench.name]:>7.2f}s {PREVIOUS[bench.name]:>7.2f}s  {verdict}"
+            )
+        print(
+            "\ncommands: `coder-eval --help`; `coder-eval plan TASK`; "
+            "`coder-eval evaluate TASK SOLUTION --run-dir DIR` (9 criteria, all pass)"
+        )
         print("target = goal from the performance issue; before = the system being rebuilt")
     return 0 if ok else 1
 

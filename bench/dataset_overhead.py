@@ -28,14 +28,18 @@ TARGET = {100: 1.0, 1000: 6.0}
 
 
 def write_task(path: Path, rows: int) -> None:
-    path.write_text(yaml.safe_dump({
-        "task_id": f"rows-{rows}",
-        "description": "agentless dataset overhead benchmark",
-        "agent": {"type": "none"},
-        "dataset": {"rows": [{"id": f"r{i:04d}", "word": f"w{i}"} for i in range(rows)]},
-        "pre_run": [{"command": "printf '${row.word}' > out.txt"}],
-        "success_criteria": [{"type": "file_exists", "path": "out.txt", "description": "row wrote out.txt"}],
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "task_id": f"rows-{rows}",
+                "description": "agentless dataset overhead benchmark",
+                "agent": {"type": "none"},
+                "dataset": {"rows": [{"id": f"r{i:04d}", "word": f"w{i}"} for i in range(rows)]},
+                "pre_run": [{"command": "printf '${row.word}' > out.txt"}],
+                "success_criteria": [{"type": "file_exists", "path": "out.txt", "description": "row wrote out.txt"}],
+            }
+        )
+    )
 
 
 def disk_usage(path: Path) -> int:
@@ -45,8 +49,14 @@ def disk_usage(path: Path) -> int:
 def run_once(cli: str, task: Path, run_dir: Path, env: dict[str, str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    proc = subprocess.run([cli, "run", str(task), "-j", "2", "--run-dir", str(run_dir)], env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=900)
+    proc = subprocess.run(
+        [cli, "run", str(task), "-j", "2", "--run-dir", str(run_dir)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=900,
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"run failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -72,8 +82,10 @@ def main() -> None:
             run_dir = root / f"run{rows}"
             wall, peak_mb = run_once(cli, task, run_dir, env)
             size_mb = disk_usage(run_dir) / 1e6
-            print(f"{rows:>6} {wall:>7.2f}s {TARGET.get(rows, float('nan')):>7.1f}s "
-                  f"{REFERENCE.get(rows, float('nan')):>9.1f}s {peak_mb:>8.0f}MB {size_mb:>8.1f}MB")
+            print(
+                f"{rows:>6} {wall:>7.2f}s {TARGET.get(rows, float('nan')):>7.1f}s "
+                f"{REFERENCE.get(rows, float('nan')):>9.1f}s {peak_mb:>8.0f}MB {size_mb:>8.1f}MB"
+            )
             shutil.rmtree(run_dir, ignore_errors=True)
     print("peak RSS is the largest child process seen so far (ru_maxrss of children)")
 

@@ -14,6 +14,9 @@ from typing import IO
 
 OUTPUT_CAP_BYTES = 100 * 1024
 
+_live_groups: set[int] = set()
+"""Process groups started by run_shell and not yet finished (for interrupt cleanup)."""
+
 
 @dataclass(frozen=True)
 class ShellResult:
@@ -53,12 +56,14 @@ def run_shell(
             start_new_session=True,
         )
         timed_out = False
+        _live_groups.add(proc.pid)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(proc.pid)
             proc.wait()
+        _live_groups.discard(proc.pid)
         if kill_leftovers:
             _kill_group(proc.pid)
         out_f.seek(0)
@@ -81,6 +86,12 @@ def _read_capped(fh: IO[bytes]) -> str:
     if len(data) > OUTPUT_CAP_BYTES:
         text += f"\n... [truncated {rest + 1} bytes]"
     return text
+
+
+def kill_running_commands() -> None:
+    """Kill every command run_shell is still waiting on (used when a run is interrupted)."""
+    for pid in list(_live_groups):
+        _kill_group(pid)
 
 
 def _kill_group(pid: int) -> None:

@@ -65,8 +65,9 @@ def test_no_preserve_removes_the_copy(tmp_path, conformance):
     work = tmp_path / "work"
     work.mkdir()
     run_dir = tmp_path / "run"
-    cli("evaluate", conformance / "tasks" / "hello_date.yaml", work, "--run-dir", run_dir, "--no-preserve",
-        cwd=tmp_path)
+    cli(
+        "evaluate", conformance / "tasks" / "hello_date.yaml", work, "--run-dir", run_dir, "--no-preserve", cwd=tmp_path
+    )
     assert not (run_dir / "default" / "hello_date_smoke_test" / "00" / "artifacts").exists()
 
 
@@ -87,8 +88,10 @@ def test_default_run_dir_is_timestamped_with_latest_link(tmp_path, conformance):
     ],
 )
 def test_usage_errors_exit_2_without_traceback(tmp_path, args, message):
-    (tmp_path / "task.yaml").write_text("task_id: t\ndescription: d\ninitial_prompt: p\n"
-                                        "success_criteria: [{type: file_exists, path: a, description: a}]\n")
+    (tmp_path / "task.yaml").write_text(
+        "task_id: t\ndescription: d\ninitial_prompt: p\n"
+        "success_criteria: [{type: file_exists, path: a, description: a}]\n"
+    )
     proc = cli("evaluate", *args, cwd=tmp_path)
     assert proc.returncode == 2
     assert message in proc.stderr

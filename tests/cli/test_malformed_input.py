@@ -114,9 +114,15 @@ def write_solution(workdir: Path) -> None:
     source = "import datetime\nprint('Hello, Claude!')\ndef add(a, b):\n    return a + b\n"
     (workdir / "app.py").write_text(source)
     (workdir / "out.json").write_text(json.dumps({"name": "demo", "items": [1, 2, 3], "ok": True}))
-    (workdir / "schema.json").write_text(json.dumps({
-        "type": "object", "required": ["name"], "properties": {"name": {"type": "string"}},
-    }))
+    (workdir / "schema.json").write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "required": ["name"],
+                "properties": {"name": {"type": "string"}},
+            }
+        )
+    )
     (workdir / "label.txt").write_text("positive\n")
     (workdir / "out.txt").write_text("alpha\n")
     (workdir / "cli_mocks").mkdir()
@@ -158,36 +164,64 @@ FILES_TASK: dict[str, Any] = {
         "driver": "tempdir",
         "python": {"env_packages": []},
         "template_sources": [
-            {"type": "starter_files", "files": [
-                {"path": "README.md", "content": "# Demo\n"},
-                {"path": "src/pkg/__init__.py", "content": ""},
-            ]},
+            {
+                "type": "starter_files",
+                "files": [
+                    {"path": "README.md", "content": "# Demo\n"},
+                    {"path": "src/pkg/__init__.py", "content": ""},
+                ],
+            },
         ],
         "ignore_patterns": ["*.log", "!node_modules"],
         "limits": {"timeout": 60},
     },
     "pre_run": [{"command": "echo ready > ready.txt", "timeout": 10, "fail_on_error": True}],
     "post_run": [{"command": "ls", "timeout": 5}],
-    "run_limits": {"max_turns": 10, "expected_turns": 4, "task_timeout": 300, "max_usd": 1.5,
-                   "max_total_tokens": 100000, "stop_early_gate_threshold": 0.8},
+    "run_limits": {
+        "max_turns": 10,
+        "expected_turns": 4,
+        "task_timeout": 300,
+        "max_usd": 1.5,
+        "max_total_tokens": 100000,
+        "stop_early_gate_threshold": 0.8,
+    },
     "success_criteria": [
         {"type": "file_exists", "description": "app.py exists", "path": "app.py"},
-        {"type": "file_contains", "description": "greets", "path": "app.py",
-         "includes": ["Hello, Claude!"], "excludes": ["TODO"], "weight": 2},
-        {"type": "file_check", "description": "imports datetime", "path": "*.py",
-         "includes": ["datetime"], "patterns": [{"pattern": r"^import \w+", "flags": 8},
-                                                {"pattern": "eval\\(", "must_match": False}]},
-        {"type": "file_matches_regex", "description": "defines add", "path": "app.py",
-         "pattern": r"def add\(a, b\)", "pass_threshold": 1.0},
-        {"type": "json_check", "description": "out.json is right", "path": "out.json",
-         "json_schema": "schema.json",
-         "assertions": [
-             {"expression": "name", "operator": "equals", "expected": "demo"},
-             {"expression": "length(items)", "operator": "gte", "expected": 3},
-             {"expression": "items[0]", "operator": "type", "expected": "integer"},
-             {"expression": "name", "operator": "regex", "expected": "^de"},
-             {"expression": "ok", "operator": "exists"},
-         ]},
+        {
+            "type": "file_contains",
+            "description": "greets",
+            "path": "app.py",
+            "includes": ["Hello, Claude!"],
+            "excludes": ["TODO"],
+            "weight": 2,
+        },
+        {
+            "type": "file_check",
+            "description": "imports datetime",
+            "path": "*.py",
+            "includes": ["datetime"],
+            "patterns": [{"pattern": r"^import \w+", "flags": 8}, {"pattern": "eval\\(", "must_match": False}],
+        },
+        {
+            "type": "file_matches_regex",
+            "description": "defines add",
+            "path": "app.py",
+            "pattern": r"def add\(a, b\)",
+            "pass_threshold": 1.0,
+        },
+        {
+            "type": "json_check",
+            "description": "out.json is right",
+            "path": "out.json",
+            "json_schema": "schema.json",
+            "assertions": [
+                {"expression": "name", "operator": "equals", "expected": "demo"},
+                {"expression": "length(items)", "operator": "gte", "expected": 3},
+                {"expression": "items[0]", "operator": "type", "expected": "integer"},
+                {"expression": "name", "operator": "regex", "expected": "^de"},
+                {"expression": "ok", "operator": "exists"},
+            ],
+        },
     ],
 }
 
@@ -199,10 +233,8 @@ DATASET_TASK: dict[str, Any] = {
     "agent": {"type": "none"},
     "dataset": {
         "rows": [
-            {"id": "alpha", "text": "great", "expected": "alpha", "expected_skill": "s1",
-             "label": "positive"},
-            {"id": "beta", "text": "awful", "expected": "beta", "expected_skill": "s2",
-             "label": "negative"},
+            {"id": "alpha", "text": "great", "expected": "alpha", "expected_skill": "s1", "label": "positive"},
+            {"id": "beta", "text": "awful", "expected": "beta", "expected_skill": "s2", "label": "negative"},
         ],
         "id_field": "id",
         "stratify_field": "expected_skill",
@@ -210,10 +242,19 @@ DATASET_TASK: dict[str, Any] = {
         "sample_seed": 7,
     },
     "success_criteria": [
-        {"type": "classification_match", "description": "label for ${row.id}", "path": "label.txt",
-         "expected_label": "${row.label}", "allowed_labels": ["positive", "negative", "neutral"]},
-        {"type": "file_check", "description": "out.txt has ${row.expected}", "path": "out.txt",
-         "includes": ["${row.expected}"]},
+        {
+            "type": "classification_match",
+            "description": "label for ${row.id}",
+            "path": "label.txt",
+            "expected_label": "${row.label}",
+            "allowed_labels": ["positive", "negative", "neutral"],
+        },
+        {
+            "type": "file_check",
+            "description": "out.txt has ${row.expected}",
+            "path": "out.txt",
+            "includes": ["${row.expected}"],
+        },
         {"type": "file_exists", "description": "informational", "path": "notes.md", "weight": 0},
     ],
 }
@@ -226,20 +267,42 @@ COMMANDS_TASK: dict[str, Any] = {
     "sandbox": {
         "template_sources": [{"type": "template_dir", "path": "tpl", "mount_point": "."}],
         "mock_path_dirs": ["bin"],
-        "record_cli": [{"tool": "gh", "exit_code": 0, "stdout": "ok",
-                        "responses": [{"when": {"verb": "pr create"}, "stdout": "created", "exit_code": 0}]}],
+        "record_cli": [
+            {
+                "tool": "gh",
+                "exit_code": 0,
+                "stdout": "ok",
+                "responses": [{"when": {"verb": "pr create"}, "stdout": "created", "exit_code": 0}],
+            }
+        ],
     },
     "run_limits": {"max_turns": 3, "turn_timeout": 30, "stop_early": False},
     "success_criteria": [
-        {"type": "run_command", "description": "python runs", "command": f"{PY} -c 'print(42)'",
-         "timeout": 20, "expected_stdout": "42"},
-        {"type": "run_command", "description": "regex stdout", "command": "echo hello world",
-         "expected_stdout": "hel+o", "stdout_match": "regex"},
+        {
+            "type": "run_command",
+            "description": "python runs",
+            "command": f"{PY} -c 'print(42)'",
+            "timeout": 20,
+            "expected_stdout": "42",
+        },
+        {
+            "type": "run_command",
+            "description": "regex stdout",
+            "command": "echo hello world",
+            "expected_stdout": "hel+o",
+            "stdout_match": "regex",
+        },
         {"type": "run_command", "description": "scored", "command": "echo 0.5", "score_from_stdout": True},
-        {"type": "run_command", "description": "fails as expected", "command": "exit 3",
-         "expected_exit_code": 3},
-        {"type": "cli_called", "description": "gh pr create", "tool": "gh", "verb": "pr create",
-         "flags": {"--title": {"present": True}}, "min_count": 1, "max_count": 2},
+        {"type": "run_command", "description": "fails as expected", "command": "exit 3", "expected_exit_code": 3},
+        {
+            "type": "cli_called",
+            "description": "gh pr create",
+            "tool": "gh",
+            "verb": "pr create",
+            "flags": {"--title": {"present": True}},
+            "min_count": 1,
+            "max_count": 2,
+        },
     ],
 }
 
@@ -250,57 +313,169 @@ JUDGED_TASK: dict[str, Any] = {
     "agent": {"type": "claude-code", "setting_sources": [], "system_prompt": "Be terse."},
     "reference": {"directory": "reference"},
     "checker_context": {"api_route": {"route": "direct", "model": "claude-x"}},
-    "simulation": {"enabled": True, "persona": "a user", "goal": "get add()", "max_turns": 3,
-                   "check_criteria": "every_turn", "stop_on_criteria_pass": True},
+    "simulation": {
+        "enabled": True,
+        "persona": "a user",
+        "goal": "get add()",
+        "max_turns": 3,
+        "check_criteria": "every_turn",
+        "stop_on_criteria_pass": True,
+    },
     "success_criteria": [
-        {"type": "reference_comparison", "description": "close to the reference", "agent_file": "app.py",
-         "reference_file": "solution.py", "comparison_method": "token", "similarity_threshold": 0.3},
-        {"type": "llm_judge", "description": "readable", "prompt": "Is the code readable?",
-         "files": ["app.py", "$REFERENCE_DIR/solution.py"], "temperature": 0.2},
-        {"type": "system_one_judge", "description": "rubric", "prompt": "Grade it.",
-         "questions": {
-             "works": {"type": "noul", "instructions": "Does add work?"},
-             "style": {"type": "choice", "instructions": "Style?", "criteria": ["bad", "ok", "good"],
-                       "values": {"ok": 0.5, "good": 1.0}},
-             "scale": {"type": "score", "instructions": "Overall?", "criteria": ["low", "mid", "high"]},
-         }},
-        {"type": "command_executed", "description": "ran tests", "tool_name": "Bash",
-         "command_pattern": "pytest", "min_count": 1, "stop_early": {"on_pass": "stop", "decide_within": 5}},
+        {
+            "type": "reference_comparison",
+            "description": "close to the reference",
+            "agent_file": "app.py",
+            "reference_file": "solution.py",
+            "comparison_method": "token",
+            "similarity_threshold": 0.3,
+        },
+        {
+            "type": "llm_judge",
+            "description": "readable",
+            "prompt": "Is the code readable?",
+            "files": ["app.py", "$REFERENCE_DIR/solution.py"],
+            "temperature": 0.2,
+        },
+        {
+            "type": "system_one_judge",
+            "description": "rubric",
+            "prompt": "Grade it.",
+            "questions": {
+                "works": {"type": "noul", "instructions": "Does add work?"},
+                "style": {
+                    "type": "choice",
+                    "instructions": "Style?",
+                    "criteria": ["bad", "ok", "good"],
+                    "values": {"ok": 0.5, "good": 1.0},
+                },
+                "scale": {"type": "score", "instructions": "Overall?", "criteria": ["low", "mid", "high"]},
+            },
+        },
+        {
+            "type": "command_executed",
+            "description": "ran tests",
+            "tool_name": "Bash",
+            "command_pattern": "pytest",
+            "min_count": 1,
+            "stop_early": {"on_pass": "stop", "decide_within": 5},
+        },
         {"type": "commands_efficiency", "description": "efficient", "expected_commands": 5, "weight": 0},
         {"type": "skill_triggered", "description": "skill", "skill_name": "adder", "expected_skill": "adder"},
-        {"type": "file_exists", "description": "app.py", "path": "app.py",
-         "suite_thresholds": {"accuracy": 0.9}},
+        {"type": "file_exists", "description": "app.py", "path": "app.py", "suite_thresholds": {"accuracy": 0.9}},
     ],
 }
 
-BASELINES: dict[str, dict[str, Any]] = {
-    t["task_id"]: t for t in (FILES_TASK, DATASET_TASK, COMMANDS_TASK, JUDGED_TASK)
-}
+BASELINES: dict[str, dict[str, Any]] = {t["task_id"]: t for t in (FILES_TASK, DATASET_TASK, COMMANDS_TASK, JUDGED_TASK)}
 
 # ---------------------------------------------------------------------------
 # Strategies: values, mutations, YAML-ish text
 # ---------------------------------------------------------------------------
 
 BAD_STRINGS = [
-    "", " ", "\t", "x", "é\u202e\u200b", "🙂" * 3, "a" * 2000, "null", "~", "yes", "0x1F", "1e400",
-    "${row.missing}", "${row.}", "${row.id}", "${row.nested}", "${row.text} ${row.nope}", "$TASK_DIR/../..",
-    "/etc/passwd", "../../outside", "/", "C:\\Windows\\x", "~/.ssh/id_rsa", "a/../../b", "./.", "..",
-    "(unclosed", "[a-", "*", "**/*", "?", "(?P<x>", "\\", "a{1,0}", "foo[", "!!", "a..b", "`", "[?x==`1`",
-    "line\nbreak", "nul\x00byte", "[/]", "[bold]x[/bold", "%s %d", "{0}",
+    "",
+    " ",
+    "\t",
+    "x",
+    "é\u202e\u200b",
+    "🙂" * 3,
+    "a" * 2000,
+    "null",
+    "~",
+    "yes",
+    "0x1F",
+    "1e400",
+    "${row.missing}",
+    "${row.}",
+    "${row.id}",
+    "${row.nested}",
+    "${row.text} ${row.nope}",
+    "$TASK_DIR/../..",
+    "/etc/passwd",
+    "../../outside",
+    "/",
+    "C:\\Windows\\x",
+    "~/.ssh/id_rsa",
+    "a/../../b",
+    "./.",
+    "..",
+    "(unclosed",
+    "[a-",
+    "*",
+    "**/*",
+    "?",
+    "(?P<x>",
+    "\\",
+    "a{1,0}",
+    "foo[",
+    "!!",
+    "a..b",
+    "`",
+    "[?x==`1`",
+    "line\nbreak",
+    "nul\x00byte",
+    "[/]",
+    "[bold]x[/bold",
+    "%s %d",
+    "{0}",
 ]
 TYPOS_OF_TYPES = [
-    "file_exist", "File_Exists", "FILE_EXISTS", "filecheck", "json-check", "run_cmd", "llm_judge",
-    "agent_judge", "json_check", "run_command", "file_contains", "classification_match",
-    "reference_comparison", "uipath_eval",
-    "cli_called", "command_executed", "system_one_judge", "skill_triggered", "commands_efficiency", "",
-    "none", "__class__", "type",
+    "file_exist",
+    "File_Exists",
+    "FILE_EXISTS",
+    "filecheck",
+    "json-check",
+    "run_cmd",
+    "llm_judge",
+    "agent_judge",
+    "json_check",
+    "run_command",
+    "file_contains",
+    "classification_match",
+    "reference_comparison",
+    "uipath_eval",
+    "cli_called",
+    "command_executed",
+    "system_one_judge",
+    "skill_triggered",
+    "commands_efficiency",
+    "",
+    "none",
+    "__class__",
+    "type",
 ]
-PATH_KEYS = {"path", "json_schema", "mount_point", "directory", "agent_file", "reference_file", "log",
-             "system_prompt_file", "dockerfile_path"}
+PATH_KEYS = {
+    "path",
+    "json_schema",
+    "mount_point",
+    "directory",
+    "agent_file",
+    "reference_file",
+    "log",
+    "system_prompt_file",
+    "dockerfile_path",
+}
 REGEX_KEYS = {"pattern", "command_pattern", "exclude_pattern", "matches_regex"}
 NUMBER_VALUES: list[Any] = [
-    -1, 0, 1, -(10**20), 10**20, 10**400, -(10**400), 2**63, -0.0, 1e308, -1e308, 5e-324,
-    math.inf, -math.inf, math.nan, 0.5, 1.0000001, 256, 301,
+    -1,
+    0,
+    1,
+    -(10**20),
+    10**20,
+    10**400,
+    -(10**400),
+    2**63,
+    -0.0,
+    1e308,
+    -1e308,
+    5e-324,
+    math.inf,
+    -math.inf,
+    math.nan,
+    0.5,
+    1.0000001,
+    256,
+    301,
 ]
 
 scalars = st.one_of(
@@ -320,14 +495,31 @@ any_value: st.SearchStrategy[Any] = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.sets(st.integers(-3, 3), max_size=3),  # dumped as !!set
-        st.dictionaries(st.one_of(st.text(max_size=12), st.sampled_from(["type", "path", "id"])), inner,
-                        max_size=4),
+        st.dictionaries(st.one_of(st.text(max_size=12), st.sampled_from(["type", "path", "id"])), inner, max_size=4),
     ),
     max_leaves=8,
 )
 key_names = st.one_of(
-    st.sampled_from(["typ", "descripton", "succes_criteria", "extra", "paths", "rows", "weight", "flags",
-                     "stop_early", "reference", "dataset", "agent", "code", "file", "__proto__", "<<"]),
+    st.sampled_from(
+        [
+            "typ",
+            "descripton",
+            "succes_criteria",
+            "extra",
+            "paths",
+            "rows",
+            "weight",
+            "flags",
+            "stop_early",
+            "reference",
+            "dataset",
+            "agent",
+            "code",
+            "file",
+            "__proto__",
+            "<<",
+        ]
+    ),
     st.text(min_size=1, max_size=15),
     st.sampled_from([0, 1, -1, None, True, False, 1.5, math.nan]),  # keys YAML allows and JSON does not
 )
@@ -367,11 +559,11 @@ def typo(word: str, draw: st.DrawFn) -> str:
     i = draw(st.integers(0, len(word) - 1))
     kind = draw(st.sampled_from(["drop", "double", "swap", "upper", "dash"]))
     if kind == "drop":
-        return word[:i] + word[i + 1:] or "x"
+        return word[:i] + word[i + 1 :] or "x"
     if kind == "double":
         return word[:i] + word[i] + word[i:]
     if kind == "swap" and i + 1 < len(word):
-        return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
     if kind == "dash":
         return word.replace("_", "-") if "_" in word else word + "-"
     return word.upper()
@@ -379,10 +571,24 @@ def typo(word: str, draw: st.DrawFn) -> str:
 
 def _mutate_once(doc: dict[str, Any], draw: st.DrawFn) -> str:
     """Apply one random mutation in place; returns its name (for the failure report)."""
-    op: str = draw(st.sampled_from([
-        "delete", "rename", "retype", "insert", "duplicate", "criterion_type", "placeholder",
-        "number", "regex", "jmespath", "path", "markup",
-    ]))
+    op: str = draw(
+        st.sampled_from(
+            [
+                "delete",
+                "rename",
+                "retype",
+                "insert",
+                "duplicate",
+                "criterion_type",
+                "placeholder",
+                "number",
+                "regex",
+                "jmespath",
+                "path",
+                "markup",
+            ]
+        )
+    )
     every = slots(doc)
     if op in ("delete", "rename", "retype") and every:
         parent, key = draw(st.sampled_from(every))
@@ -403,14 +609,27 @@ def _mutate_once(doc: dict[str, Any], draw: st.DrawFn) -> str:
     elif op == "criterion_type":
         crits = [c for c in _criteria(doc)]
         if crits:
-            draw(st.sampled_from(crits))["type"] = draw(st.one_of(st.sampled_from(TYPOS_OF_TYPES),
-                                                                  st.text(max_size=20), scalars))
+            draw(st.sampled_from(crits))["type"] = draw(
+                st.one_of(st.sampled_from(TYPOS_OF_TYPES), st.text(max_size=20), scalars)
+            )
     elif op == "placeholder":
         strings = [(p, k) for p, k in slots(doc.get("success_criteria")) if isinstance(p[k], str)]
         if strings:
             parent, key = draw(st.sampled_from(strings))
-            ref = draw(st.sampled_from(["${row.missing}", "${row.id}", "${row.}", "${row.a.b}", "${row.text}",
-                                        "${row.rows}", "${row.expected}${row.label}", "${ row.id }"]))
+            ref = draw(
+                st.sampled_from(
+                    [
+                        "${row.missing}",
+                        "${row.id}",
+                        "${row.}",
+                        "${row.a.b}",
+                        "${row.text}",
+                        "${row.rows}",
+                        "${row.expected}${row.label}",
+                        "${ row.id }",
+                    ]
+                )
+            )
             parent[key] = parent[key] + ref
     elif op == "markup":  # rich console markup in user text must be printed, never interpreted
         strings = [(p, k) for p, k in every if isinstance(p[k], str)]
@@ -428,9 +647,22 @@ def _mutate_once(doc: dict[str, Any], draw: st.DrawFn) -> str:
         bad = {
             "regex": ["(unclosed", "[a-", "*", "(?P<x>", "\\", "a{2,1}", "(?<=a+)b", "x**"],
             "jmespath": ["foo[", "!!", "a..b", "`", "[?x==`1`", "length(", "''", "a.[", "@@"],
-            "path": ["/etc/passwd", "../../outside", "/", "..", "../..", "/tmp", "~/.ssh",
-                     "$TASK_DIR/../../x", "$REFERENCE_DIR/../x", "a/../../b", "C:\\x", "\\\\server\\share",
-                     "**/*", "nul\x00byte"],
+            "path": [
+                "/etc/passwd",
+                "../../outside",
+                "/",
+                "..",
+                "../..",
+                "/tmp",
+                "~/.ssh",
+                "$TASK_DIR/../../x",
+                "$REFERENCE_DIR/../x",
+                "a/../../b",
+                "C:\\x",
+                "\\\\server\\share",
+                "**/*",
+                "nul\x00byte",
+            ],
         }[op]
         if targets:
             parent, key = draw(st.sampled_from(targets))
@@ -457,17 +689,66 @@ def dump(doc: Any) -> str:
 
 
 FRAGMENTS = [
-    "task_id: t", "task_id: 'unclosed", 'description: "unclosed', "description: x", "initial_prompt: p",
-    "success_criteria:", "  - type: file_exists", "    path: a", "    description: d",
+    "task_id: t",
+    "task_id: 'unclosed",
+    'description: "unclosed',
+    "description: x",
+    "initial_prompt: p",
+    "success_criteria:",
+    "  - type: file_exists",
+    "    path: a",
+    "    description: d",
     "\t- type: run_command",
-    "   - broken: indent", "- top level list", "scalar only", "[a, b", "{a: 1", "}", "]", "key: [1, 2",
-    "dataset: {rows: [{id: a}]}", "tags: [Bad Tag]", "n: " + "9" * 400, "f: 1e99999", "d: 2020-13-45",
-    "t: 2001-12-14t21:59:43.10-25:00", "x: !!float abc", "x: !!int zz", "x: !!binary '@@@'",
-    "x: !!python/object:os.system", "x: !!set {a, b}", "x: !!omap [a]", "x: !!timestamp nope", "x: !custom 1",
-    "a: &anchor [1]", "b: *anchor", "c: *undefined", "<<: 5", "<<: *anchor", "? [a, b]", ": value",
-    "? {a: 1}\n: v", "---", "...", "%YAML 1.1", "%TAG ! tag:x,2000:", "key: |", "key: >-", "  folded text",
-    "null: 1", "1: one", "true: yes", "~: ~", "'': empty key", "key: \x00", "\ufeffbom: 1", "@reserved",
-    "`backtick", "key: value # comment", "key:value", "- - - nested", "k: " + "[" * 200,
+    "   - broken: indent",
+    "- top level list",
+    "scalar only",
+    "[a, b",
+    "{a: 1",
+    "}",
+    "]",
+    "key: [1, 2",
+    "dataset: {rows: [{id: a}]}",
+    "tags: [Bad Tag]",
+    "n: " + "9" * 400,
+    "f: 1e99999",
+    "d: 2020-13-45",
+    "t: 2001-12-14t21:59:43.10-25:00",
+    "x: !!float abc",
+    "x: !!int zz",
+    "x: !!binary '@@@'",
+    "x: !!python/object:os.system",
+    "x: !!set {a, b}",
+    "x: !!omap [a]",
+    "x: !!timestamp nope",
+    "x: !custom 1",
+    "a: &anchor [1]",
+    "b: *anchor",
+    "c: *undefined",
+    "<<: 5",
+    "<<: *anchor",
+    "? [a, b]",
+    ": value",
+    "? {a: 1}\n: v",
+    "---",
+    "...",
+    "%YAML 1.1",
+    "%TAG ! tag:x,2000:",
+    "key: |",
+    "key: >-",
+    "  folded text",
+    "null: 1",
+    "1: one",
+    "true: yes",
+    "~: ~",
+    "'': empty key",
+    "key: \x00",
+    "\ufeffbom: 1",
+    "@reserved",
+    "`backtick",
+    "key: value # comment",
+    "key:value",
+    "- - - nested",
+    "k: " + "[" * 200,
 ]
 
 
@@ -495,7 +776,11 @@ def yamlish_texts(draw: st.DrawFn) -> str | bytes:
 # ---------------------------------------------------------------------------
 
 SAFE_COMMANDS = frozenset(str(c["command"]) for c in COMMANDS_TASK["success_criteria"] if "command" in c) | {
-    "true", "false", "exit 3", "echo ready > ready.txt", "ls",
+    "true",
+    "false",
+    "exit 3",
+    "echo ready > ready.txt",
+    "ls",
 }
 
 
@@ -715,8 +1000,9 @@ def test_run_dir_that_cannot_be_a_directory_is_a_usage_error(below: str) -> None
 @pytest.mark.parametrize("weight", [".inf", ".nan", "-.inf"])
 def test_non_finite_weight_is_rejected(weight: str) -> None:
     """Was: weight .inf validated and every evaluation scored NaN (printed `weighted score nan`)."""
-    result = plan_text(VALID_HEAD + f"success_criteria:\n  - {{type: file_exists, path: a, description: d, "
-                                    f"weight: {weight}}}\n")
+    result = plan_text(
+        VALID_HEAD + f"success_criteria:\n  - {{type: file_exists, path: a, description: d, weight: {weight}}}\n"
+    )
     assert result.exit_code == 1
     assert "success_criteria[0].weight" in result.output
 
@@ -746,7 +1032,8 @@ def test_internal_error_text_with_markup_is_escaped(capsys: pytest.CaptureFixtur
 def test_reference_directory_that_cannot_be_copied_is_a_config_error() -> None:
     """Was: OSError (EINVAL) while staging a /proc reference escaped as an internal error."""
     with workspace() as ws:
-        write_task(ws, VALID_HEAD + "reference: {directory: /proc/self}\n" + ONE_CRITERION)
+        proc_self = os.path.relpath("/proc/self", ws.task_file.parent)  # absolute paths are refused at load
+        write_task(ws, VALID_HEAD + f"reference: {{directory: {proc_self}}}\n" + ONE_CRITERION)
         result = run_evaluate(ws)
         assert result.exit_code == 2
         assert "cannot copy reference directory" in result.output

@@ -31,8 +31,10 @@ def test_plan_cli_exit_codes(tmp_path: Path, conformance: Path):
     assert good.returncode == 0, good.stdout + good.stderr
     assert "1 of 1 task files valid" in good.stdout
     bad = tmp_path / "bad.yaml"
-    bad.write_text("task_id: bad\ndescription: d\ninitial_prompt: p\n"
-                   "success_criteria:\n  - type: file_contains\n    path: a\n    inclues: [x]\n    description: d\n")
+    bad.write_text(
+        "task_id: bad\ndescription: d\ninitial_prompt: p\n"
+        "success_criteria:\n  - type: file_contains\n    path: a\n    inclues: [x]\n    description: d\n"
+    )
     proc = cli("plan", bad, cwd=tmp_path)
     assert proc.returncode == 1
     assert "success_criteria[0].inclues (line 7)" in proc.stdout

@@ -18,25 +18,25 @@ from clirun import cli
 
 pytestmark = pytest.mark.slow
 
-FORMATTER = '''from datetime import datetime
+FORMATTER = """from datetime import datetime
 
 def format_date(date_str, format):
     d = datetime.strptime(date_str, "%Y-%m-%d")
     return d.strftime({"iso": "%Y-%m-%d", "us": "%m/%d/%Y", "eu": "%d/%m/%Y"}[format])
-'''
-FORMATTER_TEST = '''from date_formatter import format_date
+"""
+FORMATTER_TEST = """from date_formatter import format_date
 
 def test_formats():
     assert format_date("2024-01-15", "us") == "01/15/2024"
     assert format_date("2024-01-15", "eu") == "15/01/2024"
     assert format_date("2024-01-15", "iso") == "2024-01-15"
-'''
-FIBONACCI = '''def fibonacci(n: int) -> int:
+"""
+FIBONACCI = """def fibonacci(n: int) -> int:
     a, b = 0, 1
     for _ in range(n):
         a, b = b, a + b
     return a
-'''
+"""
 
 
 def _write(path: str, content: str) -> dict[str, str]:
@@ -45,14 +45,20 @@ def _write(path: str, content: str) -> dict[str, str]:
 
 AGENT_PARTS: dict[str, list[dict[str, Any]]] = {
     "agentless_smoke_test.yaml": [],
-    "inline_starter_example.yaml": [_write("date_formatter.py", FORMATTER),
-                                    _write("test_date_formatter.py", FORMATTER_TEST)],
+    "inline_starter_example.yaml": [
+        _write("date_formatter.py", FORMATTER),
+        _write("test_date_formatter.py", FORMATTER_TEST),
+    ],
     "fibonacci_with_template.yaml": [_write("src/main.py", FIBONACCI)],
     "mock_path_dirs_template_dir/task.yaml": [
-        {"command": "say_hello world > say_hello.out && echo_args one two three > echo_args.out"}],
+        {"command": "say_hello world > say_hello.out && echo_args one two three > echo_args.out"}
+    ],
     "record_cli_responses.yaml": [
-        {"command": "{ echo '## uip ixp dummy1'; uip ixp dummy1; echo '## uip ixp dummy2'; uip ixp dummy2; "
-                    "echo '## uip ixp nope'; uip ixp nope 2>&1; } > captured.txt; true"}],
+        {
+            "command": "{ echo '## uip ixp dummy1'; uip ixp dummy1; echo '## uip ixp dummy2'; uip ixp dummy2; "
+            "echo '## uip ixp nope'; uip ixp nope 2>&1; } > captured.txt; true"
+        }
+    ],
 }
 
 

@@ -24,8 +24,14 @@ LABELS = ["positive", "negative"]
     ],
 )
 def test_labels(sandbox, files, expected, case_sensitive, observed, score):
-    result = check(sandbox(files), type="classification_match", path="r.txt", expected_label=expected,
-                   allowed_labels=LABELS, case_sensitive=case_sensitive)
+    result = check(
+        sandbox(files),
+        type="classification_match",
+        path="r.txt",
+        expected_label=expected,
+        allowed_labels=LABELS,
+        case_sensitive=case_sensitive,
+    )
     assert isinstance(result, ClassificationCriterionResult)
     assert result.observed_label == observed
     assert result.score == score

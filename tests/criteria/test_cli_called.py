@@ -54,18 +54,12 @@ MATCH_CASES = [
     # verb: an ordered prefix of the non-flag tokens, compared token by token
     pytest.param({"verb": "ixp projects list"}, ["ixp", "projects", "list"], True, id="verb-exact"),
     pytest.param({"verb": "ixp projects list"}, ["ixp", "projects", "list", "p"], True, id="verb-prefix"),
-    pytest.param(
-        {"verb": "ixp projects"}, ["ixp", "projects", "delete", "p"], True, id="short-verb-takes-all-subs"
-    ),
-    pytest.param(
-        {"verb": "ixp labellings confirm"}, ["ixp", "labellings", "unconfirm"], False, id="confirm-unconfirm"
-    ),
+    pytest.param({"verb": "ixp projects"}, ["ixp", "projects", "delete", "p"], True, id="short-verb-takes-all-subs"),
+    pytest.param({"verb": "ixp labellings confirm"}, ["ixp", "labellings", "unconfirm"], False, id="confirm-unconfirm"),
     pytest.param({"verb": "ixp projects list"}, ["ixp", "projects", "lists"], False, id="list-vs-lists"),
     pytest.param({"verb": "ixp projects list"}, ["ixp", "projects"], False, id="verb-longer-than-argv"),
     pytest.param({"verb": "ixp projects list"}, ["ixp projects list"], False, id="one-token-with-spaces"),
-    pytest.param(
-        {"verb": "ixp projects list"}, ["--verbose", "ixp", "projects", "list"], True, id="verb-past-switch"
-    ),
+    pytest.param({"verb": "ixp projects list"}, ["--verbose", "ixp", "projects", "list"], True, id="verb-past-switch"),
     pytest.param({}, ["anything", "--at", "all"], True, id="no-verb-matches-any"),
     # verb_any_of: any complete verb
     pytest.param(
@@ -94,27 +88,17 @@ MATCH_CASES = [
     ),
     # positional: a prefix of what follows the verb; the tail stays open
     pytest.param({"verb": "ls", "positional": ["p1"]}, ["ls", "p1"], True, id="positional-exact"),
-    pytest.param(
-        {"verb": "ls", "positional": ["p1"]}, ["ls", "p1", "dummy"], True, id="positional-open-tail"
-    ),
+    pytest.param({"verb": "ls", "positional": ["p1"]}, ["ls", "p1", "dummy"], True, id="positional-open-tail"),
     pytest.param({"verb": "ls", "positional": ["p1"]}, ["ls", "p2"], False, id="positional-wrong"),
     pytest.param({"verb": "ls", "positional": ["p1"]}, ["ls"], False, id="positional-absent"),
     pytest.param({"verb": "cp", "positional": ["a", "b"]}, ["cp", "a", "b"], True, id="positional-in-order"),
-    pytest.param(
-        {"verb": "cp", "positional": ["a", "b"]}, ["cp", "b", "a"], False, id="positional-out-of-order"
-    ),
+    pytest.param({"verb": "cp", "positional": ["a", "b"]}, ["cp", "b", "a"], False, id="positional-out-of-order"),
     pytest.param({"positional": ["ixp", "get"]}, ["ixp", "get", "x"], True, id="positional-without-verb"),
-    pytest.param(
-        {"verb": "get", "positional": ["--weird"]}, ["get", "--", "--weird"], True, id="after-double-dash"
-    ),
-    pytest.param(
-        {"verb": "get", "positional": ["x"]}, ["get", "--", "x"], True, id="double-dash-not-positional"
-    ),
+    pytest.param({"verb": "get", "positional": ["--weird"]}, ["get", "--", "--weird"], True, id="after-double-dash"),
+    pytest.param({"verb": "get", "positional": ["x"]}, ["get", "--", "x"], True, id="double-dash-not-positional"),
     pytest.param({"verb": "cat", "positional": ["-"]}, ["cat", "-"], True, id="lone-dash-positional"),
     # value-bearing flags must be declared for positionals to line up
-    pytest.param(
-        {"verb": "get", "positional": ["p1"]}, ["get", "p1", "--folder", "Fin"], True, id="folder-after"
-    ),
+    pytest.param({"verb": "get", "positional": ["p1"]}, ["get", "p1", "--folder", "Fin"], True, id="folder-after"),
     pytest.param(
         {"verb": "get", "positional": ["p1"]}, ["get", "--folder", "Fin", "p1"], False, id="folder-undeclared"
     ),
@@ -149,39 +133,29 @@ MATCH_CASES = [
         id="present-keeps-switch",
     ),
     # equals (and the bare-scalar shorthand)
-    pytest.param(
-        {"flags": {"model": "gemini_2_5_pro"}}, ["cfg", "--model", "gemini_2_5_pro"], True, id="equals"
-    ),
-    pytest.param(
-        {"flags": {"model": "gemini_2_5_pro"}}, ["cfg", "--model", "gemini"], False, id="equals-miss"
-    ),
+    pytest.param({"flags": {"model": "gemini_2_5_pro"}}, ["cfg", "--model", "gemini_2_5_pro"], True, id="equals"),
+    pytest.param({"flags": {"model": "gemini_2_5_pro"}}, ["cfg", "--model", "gemini"], False, id="equals-miss"),
     pytest.param({"flags": {"model": {"equals": "g"}}}, ["cfg", "--model=g"], True, id="equals-eq-form"),
     pytest.param({"flags": {"limit": 5}}, ["cfg", "--limit", "5"], True, id="numeric-shorthand"),
     pytest.param({"flags": {"--model": "g"}}, ["cfg", "--model", "g"], True, id="key-dashes-stripped"),
     pytest.param({"flags": {"model": "g"}}, ["cfg", "-model", "g"], True, id="names-compared-without-dashes"),
     pytest.param({"flags": {"name": ""}}, ["cfg", "--name="], True, id="equals-empty-eq-form"),
     # contains / matches_regex / any_of
-    pytest.param(
-        {"flags": {"model": {"contains": "2_5"}}}, ["cfg", "--model", "gemini_2_5_pro"], True, id="contains"
-    ),
+    pytest.param({"flags": {"model": {"contains": "2_5"}}}, ["cfg", "--model", "gemini_2_5_pro"], True, id="contains"),
     pytest.param(
         {"flags": {"model": {"contains": "3_0"}}},
         ["cfg", "--model", "gemini_2_5_pro"],
         False,
         id="contains-miss",
     ),
-    pytest.param(
-        {"flags": {"model": {"matches_regex": r"2_\d"}}}, ["cfg", "--model", "gemini_2_5"], True, id="regex"
-    ),
+    pytest.param({"flags": {"model": {"matches_regex": r"2_\d"}}}, ["cfg", "--model", "gemini_2_5"], True, id="regex"),
     pytest.param(
         {"flags": {"model": {"matches_regex": "^gemini"}}},
         ["cfg", "--name", "gemini", "--model", "gpt"],
         False,
         id="regex-scoped-to-value",
     ),
-    pytest.param(
-        {"flags": {"model": {"matches_regex": "^GEM"}}}, ["cfg", "--model", "gemini"], False, id="regex-case"
-    ),
+    pytest.param({"flags": {"model": {"matches_regex": "^GEM"}}}, ["cfg", "--model", "gemini"], False, id="regex-case"),
     pytest.param(
         {"flags": {"model": {"matches_regex": "^GEM", "flags": 2}}},
         ["cfg", "--model", "gemini"],
@@ -200,12 +174,8 @@ MATCH_CASES = [
         True,
         id="dotall",
     ),
-    pytest.param(
-        {"flags": {"fmt": {"any_of": ["json", "yaml"]}}}, ["cfg", "--fmt", "yaml"], True, id="any_of"
-    ),
-    pytest.param(
-        {"flags": {"fmt": {"any_of": ["json", "yaml"]}}}, ["cfg", "--fmt", "csv"], False, id="any_of-miss"
-    ),
+    pytest.param({"flags": {"fmt": {"any_of": ["json", "yaml"]}}}, ["cfg", "--fmt", "yaml"], True, id="any_of"),
+    pytest.param({"flags": {"fmt": {"any_of": ["json", "yaml"]}}}, ["cfg", "--fmt", "csv"], False, id="any_of-miss"),
     # present / absent
     pytest.param({"flags": {"force": {"present": True}}}, ["rm", "--force"], True, id="present-switch"),
     pytest.param(
@@ -217,35 +187,19 @@ MATCH_CASES = [
     pytest.param({"flags": {"force": {"present": True}}}, ["rm"], False, id="present-missing"),
     pytest.param({"flags": {"force": {"absent": True}}}, ["rm"], True, id="absent"),
     pytest.param({"flags": {"force": {"absent": True}}}, ["rm", "--force"], False, id="absent-switch-passed"),
-    pytest.param(
-        {"flags": {"force": {"absent": True}}}, ["rm", "--force=true"], False, id="absent-value-passed"
-    ),
-    pytest.param(
-        {"flags": {"model": {"equals": ""}}}, ["cfg", "--model"], False, id="value-flag-without-value"
-    ),
-    pytest.param(
-        {"verb": "cfg"}, ["cfg", "--whatever", "x", "--output", "json"], True, id="unmentioned-flags-ignored"
-    ),
+    pytest.param({"flags": {"force": {"absent": True}}}, ["rm", "--force=true"], False, id="absent-value-passed"),
+    pytest.param({"flags": {"model": {"equals": ""}}}, ["cfg", "--model"], False, id="value-flag-without-value"),
+    pytest.param({"verb": "cfg"}, ["cfg", "--whatever", "x", "--output", "json"], True, id="unmentioned-flags-ignored"),
     # aliases: one flag, several spellings
-    pytest.param(
-        {"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm", "-y"], True, id="alias-short"
-    ),
-    pytest.param(
-        {"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm", "--yes"], True, id="alias-long"
-    ),
+    pytest.param({"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm", "-y"], True, id="alias-short"),
+    pytest.param({"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm", "--yes"], True, id="alias-long"),
     pytest.param({"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm"], False, id="alias-neither"),
     pytest.param(
         {"flags": {"yes": {"present": True, "aliases": ["-y"]}}}, ["rm", "-y"], True, id="alias-dash-stripped"
     ),
-    pytest.param(
-        {"flags": {"yes": {"present": True}}}, ["rm", "-y"], False, id="no-alias-short-is-other-flag"
-    ),
-    pytest.param(
-        {"flags": {"yes": {"absent": True, "aliases": ["y"]}}}, ["rm", "-y"], False, id="absent-alias-used"
-    ),
-    pytest.param(
-        {"flags": {"yes": {"absent": True, "aliases": ["y"]}}}, ["rm", "--yes"], False, id="absent-key-used"
-    ),
+    pytest.param({"flags": {"yes": {"present": True}}}, ["rm", "-y"], False, id="no-alias-short-is-other-flag"),
+    pytest.param({"flags": {"yes": {"absent": True, "aliases": ["y"]}}}, ["rm", "-y"], False, id="absent-alias-used"),
+    pytest.param({"flags": {"yes": {"absent": True, "aliases": ["y"]}}}, ["rm", "--yes"], False, id="absent-key-used"),
     pytest.param({"flags": {"yes": {"absent": True, "aliases": ["y"]}}}, ["rm"], True, id="absent-neither"),
     pytest.param(
         {"flags": {"fields": {"equals": "f-002", "aliases": ["f"]}}},
@@ -260,9 +214,7 @@ MATCH_CASES = [
         id="alias-values-gathered",
     ),
     # clustered short flags
-    pytest.param(
-        {"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm", "-yf", "p1"], True, id="cluster-yf"
-    ),
+    pytest.param({"flags": {"yes": {"present": True, "aliases": ["y"]}}}, ["rm", "-yf", "p1"], True, id="cluster-yf"),
     pytest.param(
         {"flags": {"yes": {"absent": True, "aliases": ["y"]}}},
         ["rm", "-yf", "p1"],
@@ -285,30 +237,20 @@ MATCH_CASES = [
         id="ignore_flags-keeps-whole",
     ),
     pytest.param({"flags": {"f": "value"}}, ["x", "-fvalue"], True, id="fvalue"),
-    pytest.param(
-        {"flags": {"fields": {"equals": "a", "aliases": ["f"]}}}, ["x", "-fa"], True, id="fvalue-alias"
-    ),
+    pytest.param({"flags": {"fields": {"equals": "a", "aliases": ["f"]}}}, ["x", "-fa"], True, id="fvalue-alias"),
     pytest.param(
         {"flags": {"f": "value", "y": {"present": True}}},
         ["x", "-yfvalue"],
         True,
         id="switch-then-attached-value",
     ),
-    pytest.param(
-        {"flags": {"f": "v", "y": {"present": True}}}, ["x", "-yf", "v"], True, id="cluster-last-takes-next"
-    ),
-    pytest.param(
-        {"flags": {"a": {"present": True}}}, ["x", "-fvalue"], True, id="undeclared-fvalue-is-cluster"
-    ),
+    pytest.param({"flags": {"f": "v", "y": {"present": True}}}, ["x", "-yf", "v"], True, id="cluster-last-takes-next"),
+    pytest.param({"flags": {"a": {"present": True}}}, ["x", "-fvalue"], True, id="undeclared-fvalue-is-cluster"),
     pytest.param({"flags": {"o": "json"}}, ["x", "-o=json"], True, id="short-eq-form"),
     # negative numbers
     pytest.param({"verb": "seek", "positional": ["-1"]}, ["seek", "-1"], True, id="negative-positional"),
-    pytest.param(
-        {"verb": "seek", "positional": ["-1.5"]}, ["seek", "-1.5"], True, id="negative-decimal-positional"
-    ),
-    pytest.param(
-        {"verb": "seek", "positional": ["-1", "x"]}, ["seek", "-1", "x"], True, id="negative-takes-no-value"
-    ),
+    pytest.param({"verb": "seek", "positional": ["-1.5"]}, ["seek", "-1.5"], True, id="negative-decimal-positional"),
+    pytest.param({"verb": "seek", "positional": ["-1", "x"]}, ["seek", "-1", "x"], True, id="negative-takes-no-value"),
     pytest.param(
         {"verb": "head", "flags": {"1": {"present": True}}}, ["head", "-1"], True, id="declared-negative-flag"
     ),
@@ -334,19 +276,11 @@ MATCH_CASES = [
         id="declared-dash-value-keeps-positional",
     ),
     # repeated flags: any one value satisfies
-    pytest.param(
-        {"flags": {"fields": "a"}}, ["get", "--fields", "a", "--fields", "b"], True, id="repeated-first"
-    ),
-    pytest.param(
-        {"flags": {"fields": "b"}}, ["get", "--fields", "a", "--fields", "b"], True, id="repeated-second"
-    ),
-    pytest.param(
-        {"flags": {"fields": "c"}}, ["get", "--fields", "a", "--fields", "b"], False, id="repeated-none"
-    ),
+    pytest.param({"flags": {"fields": "a"}}, ["get", "--fields", "a", "--fields", "b"], True, id="repeated-first"),
+    pytest.param({"flags": {"fields": "b"}}, ["get", "--fields", "a", "--fields", "b"], True, id="repeated-second"),
+    pytest.param({"flags": {"fields": "c"}}, ["get", "--fields", "a", "--fields", "b"], False, id="repeated-none"),
     # ignore_flags
-    pytest.param(
-        {"verb": "ls", "positional": ["p1"]}, ["ls", "--output", "json", "p1"], True, id="output-default"
-    ),
+    pytest.param({"verb": "ls", "positional": ["p1"]}, ["ls", "--output", "json", "p1"], True, id="output-default"),
     pytest.param(
         {"verb": "ls", "positional": ["p1"], "ignore_flags": ["output", "verbose"]},
         ["ls", "--output", "json", "--verbose", "p1"],
@@ -375,9 +309,7 @@ MATCH_CASES = [
 
 
 @pytest.mark.parametrize(("fields", "argv", "matches"), MATCH_CASES)
-def test_single_record_matches_pattern(
-    tmp_path: Path, fields: dict[str, Any], argv: list[str], matches: bool
-) -> None:
+def test_single_record_matches_pattern(tmp_path: Path, fields: dict[str, Any], argv: list[str], matches: bool) -> None:
     result = run(tmp_path, fields, [record(*argv)])
     assert result.error is None
     assert result.score == (1.0 if matches else 0.0), result.details
@@ -403,15 +335,9 @@ def test_tool_filter(tmp_path: Path, fields: dict[str, Any], tool: str | None, m
 DELETE_GUARD = {"verb": "ixp fields delete", "positional": ["proj-1"], "min_count": 0, "max_count": 0}
 
 COUNT_CASES = [
-    pytest.param(
-        DELETE_GUARD, [["ixp", "fields", "delete", "--yes", "proj-1"]], 0.0, id="guard-catches---yes"
-    ),
-    pytest.param(
-        DELETE_GUARD, [["ixp", "fields", "delete", "-yf", "proj-1"]], 0.0, id="guard-catches-cluster"
-    ),
-    pytest.param(
-        DELETE_GUARD, [["ixp", "fields", "delete", "--yes", "proj-2"]], 1.0, id="guard-other-target"
-    ),
+    pytest.param(DELETE_GUARD, [["ixp", "fields", "delete", "--yes", "proj-1"]], 0.0, id="guard-catches---yes"),
+    pytest.param(DELETE_GUARD, [["ixp", "fields", "delete", "-yf", "proj-1"]], 0.0, id="guard-catches-cluster"),
+    pytest.param(DELETE_GUARD, [["ixp", "fields", "delete", "--yes", "proj-2"]], 1.0, id="guard-other-target"),
     pytest.param(DELETE_GUARD, [], 1.0, id="guard-empty-log"),
     pytest.param(
         {**DELETE_GUARD, "flags": {"yes": {"present": True}}},
@@ -424,9 +350,7 @@ COUNT_CASES = [
     pytest.param({"verb": "x", "min_count": 2}, [["x"]], 0.0, id="min2-one"),
     pytest.param({"verb": "x", "min_count": 2}, [["x"], ["x", "a"]], 1.0, id="min2-two"),
     pytest.param({"verb": "x", "max_count": 1}, [["x"], ["x"]], 0.0, id="max1-two"),
-    pytest.param(
-        {"verb": "x", "min_count": 1, "max_count": 3}, [["x"], ["x"], ["x"]], 1.0, id="range-upper-edge"
-    ),
+    pytest.param({"verb": "x", "min_count": 1, "max_count": 3}, [["x"], ["x"], ["x"]], 1.0, id="range-upper-edge"),
     pytest.param({"verb": "x", "min_count": 0}, [["y"]], 1.0, id="min0-none"),
 ]
 
@@ -446,9 +370,7 @@ def test_count_bounds(tmp_path: Path, fields: dict[str, Any], argvs: list[list[s
         pytest.param({"min_count": 1, "max_count": 3}, "1 to 3", id="range"),
     ],
 )
-def test_details_report_records_read_matched_and_wanted(
-    tmp_path: Path, bounds: dict[str, Any], wanted: str
-) -> None:
+def test_details_report_records_read_matched_and_wanted(tmp_path: Path, bounds: dict[str, Any], wanted: str) -> None:
     result = run(tmp_path, {"verb": "x", **bounds}, [record("x"), record("y")])
     assert f"read 2 records, 1 matched (wanted {wanted})" in result.details
 
@@ -463,9 +385,7 @@ def test_too_few_shows_at_most_five_nearest_misses_closest_first(tmp_path: Path)
 
 
 def test_too_many_shows_the_matching_calls(tmp_path: Path) -> None:
-    result = run(
-        tmp_path, DELETE_GUARD, [record("ls"), record("ixp", "fields", "delete", "--yes", "proj-1", exit=0)]
-    )
+    result = run(tmp_path, DELETE_GUARD, [record("ls"), record("ixp", "fields", "delete", "--yes", "proj-1", exit=0)])
     assert result.score == 0.0
     assert "matching: line 2, exit 0: uip ixp fields delete --yes proj-1" in result.details
 
@@ -495,15 +415,9 @@ BAD_LOGS = [
     ),
     pytest.param(['{"argv": ["a", 1]}'], "found an array with a non-string element", id="argv-non-string"),
     pytest.param(['{"argv": null}'], "found null", id="argv-null"),
-    pytest.param(
-        ['{"tool": "uip"}'], "line 1: `argv` must be a list of strings (found no argv key)", id="no-argv"
-    ),
-    pytest.param(
-        ['{"argv": ["a"], "tool": 3}'], "line 1: `tool` must be a string (found a number)", id="tool-number"
-    ),
-    pytest.param(
-        ["", json.dumps(record("a")), "   ", "{bad"], "line 4 is not valid JSON", id="blank-lines-counted"
-    ),
+    pytest.param(['{"tool": "uip"}'], "line 1: `argv` must be a list of strings (found no argv key)", id="no-argv"),
+    pytest.param(['{"argv": ["a"], "tool": 3}'], "line 1: `tool` must be a string (found a number)", id="tool-number"),
+    pytest.param(["", json.dumps(record("a")), "   ", "{bad"], "line 4 is not valid JSON", id="blank-lines-counted"),
 ]
 
 
@@ -535,9 +449,7 @@ def test_invalid_utf8_is_unusable(tmp_path: Path) -> None:
         pytest.param('\n\n{"argv": ["a"]}\n   \n\t\n', id="blank-lines"),
         pytest.param('{"argv": ["a"]}\r\n{"argv": ["b"]}\r\n', id="crlf"),
         pytest.param('{"argv": ["a"]}', id="no-trailing-newline"),
-        pytest.param(
-            '{"argv": ["a"], "exit": "boom", "ts": "x", "rule": 0, "extra": {"k": 1}}\n', id="extra-keys"
-        ),
+        pytest.param('{"argv": ["a"], "exit": "boom", "ts": "x", "rule": 0, "extra": {"k": 1}}\n', id="extra-keys"),
         pytest.param('{"argv": ["a"], "tool": null}\n', id="null-tool"),
         pytest.param('{"argv": ["a", "x\u2028y"]}\n', id="unicode-line-separator-in-string"),
     ],
@@ -564,13 +476,9 @@ def test_missing_default_log_fails_and_says_where(tmp_path: Path, fields: dict[s
     ("log", "files", "message"),
     [
         pytest.param("mocks/*.jsonl", [], "no file matches mocks/*.jsonl", id="glob-no-match"),
-        pytest.param(
-            "mocks/*.jsonl", ["mocks/a.jsonl", "mocks/b.jsonl"], "is ambiguous", id="glob-ambiguous"
-        ),
+        pytest.param("mocks/*.jsonl", ["mocks/a.jsonl", "mocks/b.jsonl"], "is ambiguous", id="glob-ambiguous"),
         pytest.param("mocks", ["mocks/a.jsonl"], "is a directory", id="directory"),
-        pytest.param(
-            "mocks/calls.jsonl", ["cli_mocks/calls.jsonl"], "does not exist", id="custom-log-missing"
-        ),
+        pytest.param("mocks/calls.jsonl", ["cli_mocks/calls.jsonl"], "does not exist", id="custom-log-missing"),
     ],
 )
 def test_unusable_log_path_fails(tmp_path: Path, log: str, files: list[str], message: str) -> None:
@@ -622,13 +530,9 @@ PARSE_CASES = [
     pytest.param(["-rf"], NONE, frozenset({"rf"}), (), {"rf": ()}, id="declared-cluster"),
     pytest.param(["-fvalue"], frozenset({"f"}), NONE, (), {"f": ("value",)}, id="attached-value"),
     pytest.param(["-yfv"], frozenset({"f"}), NONE, (), {"y": (), "f": ("v",)}, id="switch-then-attached"),
-    pytest.param(
-        ["-yf", "v"], frozenset({"f"}), NONE, (), {"y": (), "f": ("v",)}, id="cluster-tail-takes-next"
-    ),
+    pytest.param(["-yf", "v"], frozenset({"f"}), NONE, (), {"y": (), "f": ("v",)}, id="cluster-tail-takes-next"),
     pytest.param(["-yf=v"], NONE, NONE, (), {"y": (), "f": ("v",)}, id="cluster-eq"),
-    pytest.param(
-        ["-yf=", "x"], NONE, NONE, ("x",), {"y": (), "f": ("",)}, id="cluster-eq-empty-consumes-nothing"
-    ),
+    pytest.param(["-yf=", "x"], NONE, NONE, ("x",), {"y": (), "f": ("",)}, id="cluster-eq-empty-consumes-nothing"),
     pytest.param(["-1"], NONE, NONE, ("-1",), {}, id="negative"),
     pytest.param(["-.5", "-2.25"], NONE, NONE, ("-.5", "-2.25"), {}, id="negative-decimals"),
     pytest.param(["-1"], NONE, frozenset({"1"}), (), {"1": ()}, id="declared-negative"),
@@ -669,9 +573,7 @@ def test_mismatches_name_every_failed_facet() -> None:
 
 INVALID_SPECS = [
     pytest.param({"verb": "a", "verb_any_of": ["b"]}, "mutually exclusive", id="verb-and-verb_any_of"),
-    pytest.param(
-        {"verb_any_of": ["ixp projects", "ixp projects list"]}, "is a prefix of", id="prefix-entries"
-    ),
+    pytest.param({"verb_any_of": ["ixp projects", "ixp projects list"]}, "is a prefix of", id="prefix-entries"),
     pytest.param({"verb_any_of": ["ixp get", "ixp get"]}, "is a prefix of", id="duplicate-entries"),
     pytest.param({"verb_any_of": []}, "at least one verb", id="empty-verb_any_of"),
     pytest.param({"verb": "   "}, "at least one token", id="blank-verb"),
@@ -719,9 +621,7 @@ INVALID_SPECS = [
     ),
     pytest.param({"value_flags": ["--"]}, "not a flag name", id="dashes-only-name"),
     pytest.param({"flags": {"a=b": "x"}}, "not a flag name", id="name-with-equals"),
-    pytest.param(
-        {"flags": {"m": {"present": True, "aliases": ["--"]}}}, "not a flag name", id="alias-dashes-only"
-    ),
+    pytest.param({"flags": {"m": {"present": True, "aliases": ["--"]}}}, "not a flag name", id="alias-dashes-only"),
     pytest.param({"min_count": 1, "max_count": 0}, "below min_count", id="max-below-min"),
     pytest.param({"min_count": -1}, "greater than or equal", id="negative-min"),
     pytest.param({"verbs": "a"}, "Extra inputs", id="unknown-key"),

@@ -46,7 +46,9 @@ def test_glob_drops_symlinks_that_escape(sandbox, tmp_path):
 
 def test_task_with_config_error_ends_as_error_not_failure(sandbox):
     root = sandbox({"a.txt": ""})
-    outcome = grade([spec(type="file_exists", path="a.txt"), spec(type="file_exists", path="/etc/hostname")],
-                    CheckContext(root=root))
+    outcome = grade(
+        [spec(type="file_exists", path="a.txt"), spec(type="file_exists", path="/etc/hostname")],
+        CheckContext(root=root),
+    )
     assert outcome.status is FinalStatus.ERROR
     assert outcome.config_errors

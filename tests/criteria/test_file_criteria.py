@@ -82,8 +82,14 @@ def test_file_check_missing_file_is_zero_even_without_subchecks(sandbox):
     ],
 )
 def test_file_matches_regex(sandbox, pattern, must_match, flags, score):
-    result = check(sandbox({"app.py": APP}), type="file_matches_regex", path="app.py", pattern=pattern,
-                   must_match=must_match, flags=flags)
+    result = check(
+        sandbox({"app.py": APP}),
+        type="file_matches_regex",
+        path="app.py",
+        pattern=pattern,
+        must_match=must_match,
+        flags=flags,
+    )
     assert result.score == score
 
 
@@ -101,8 +107,12 @@ def test_ambiguous_glob_scores_zero_and_lists_matches(sandbox):
 
 
 def test_glob_that_resolves_to_one_file_echoes_it(sandbox):
-    result = check(sandbox({"wrap/app/main.flow": "core.logic.decision"}), type="file_contains",
-                   path="**/*.flow", includes=["core.logic.decision"])
+    result = check(
+        sandbox({"wrap/app/main.flow": "core.logic.decision"}),
+        type="file_contains",
+        path="**/*.flow",
+        includes=["core.logic.decision"],
+    )
     assert result.score == 1.0
     assert "resolved: wrap/app/main.flow" in result.details
 

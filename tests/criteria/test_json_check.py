@@ -62,12 +62,17 @@ def test_each_operator(sandbox, assertion, holds):
 
 def test_assertion_score_is_share_passed(sandbox):
     root = sandbox({"r.json": json.dumps(DOC)})
-    result = check(root, type="json_check", path="r.json", assertions=[
-        {"expression": "status", "expected": "success"},
-        {"expression": "count", "expected": 4},
-        {"expression": "ok", "expected": True},
-        {"expression": "ratio", "expected": 2},
-    ])
+    result = check(
+        root,
+        type="json_check",
+        path="r.json",
+        assertions=[
+            {"expression": "status", "expected": "success"},
+            {"expression": "count", "expected": 4},
+            {"expression": "ok", "expected": True},
+            {"expression": "ratio", "expected": 2},
+        ],
+    )
     assert result.score == 0.5
     assert "count equals 4 failed (got 3)" in result.details
 

@@ -52,8 +52,9 @@ def test_timeout_scores_zero_and_kills_the_command(sandbox):
 
 
 def test_background_child_does_not_hold_the_check_open(sandbox):
-    result = check(sandbox({}), type="run_command", command="(sleep 30 &) ; echo done", expected_stdout="done",
-                   timeout=10)
+    result = check(
+        sandbox({}), type="run_command", command="(sleep 30 &) ; echo done", expected_stdout="done", timeout=10
+    )
     assert result.score == 1.0
 
 
@@ -63,8 +64,10 @@ def test_task_and_reference_dirs_are_in_the_environment(sandbox, tmp_path):
     ref.mkdir()
     (ref / "answer.txt").write_text("42")
     ctx = CheckContext(root=root, task_dir=tmp_path, reference_dir=ref)
-    result, _ = grade_one(spec(type="run_command", command='cat "$REFERENCE_DIR/answer.txt"; test -d "$TASK_DIR"',
-                               expected_stdout="42"), ctx)
+    result, _ = grade_one(
+        spec(type="run_command", command='cat "$REFERENCE_DIR/answer.txt"; test -d "$TASK_DIR"', expected_stdout="42"),
+        ctx,
+    )
     assert result.score == 1.0
 
 

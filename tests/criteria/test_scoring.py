@@ -11,8 +11,14 @@ from coder_eval.models.status import FinalStatus
 
 
 def r(score: float, weight: float = 1.0, threshold: float = 0.9, evaluated: bool = True) -> CriterionResult:
-    return CriterionResult(criterion_type="file_exists", score=score, weight=weight, gating=weight > 0,
-                           pass_threshold=threshold, evaluation_status="evaluated" if evaluated else "not_evaluated")
+    return CriterionResult(
+        criterion_type="file_exists",
+        score=score,
+        weight=weight,
+        gating=weight > 0,
+        pass_threshold=threshold,
+        evaluation_status="evaluated" if evaluated else "not_evaluated",
+    )
 
 
 @pytest.mark.parametrize(
@@ -68,3 +74,7 @@ def test_outcome_labels():
     assert r(0.1).outcome == "fail"
     assert r(0.1, weight=0).outcome == "info"
     assert r(0.0, evaluated=False).outcome == "skipped"
+
+
+def test_huge_weights_do_not_overflow():
+    assert weighted_score([r(1.0, 1e308), r(0.0, 1e308)]) == pytest.approx(0.5)

@@ -34,8 +34,9 @@ def base_task(**overrides: Any) -> dict[str, Any]:
         "description": "a demo task",
         "initial_prompt": "write out.txt",
         "agent": {"type": "none"},
-        "success_criteria": [{"type": "file_contains", "path": "out.txt", "includes": ["hello"],
-                              "description": "out.txt says hello"}],
+        "success_criteria": [
+            {"type": "file_contains", "path": "out.txt", "includes": ["hello"], "description": "out.txt says hello"}
+        ],
     }
     doc.update(overrides)
     return doc
@@ -45,8 +46,14 @@ def base_task(**overrides: Any) -> dict[str, Any]:
 def run_task(tmp_path: Path) -> Callable[..., EvaluationResult]:
     """Write a task doc to tmp, run it through the orchestrator, return its result."""
 
-    def run(doc: dict[str, Any], *, grade: bool = True, type_override: str | None = None,
-            options: dict[str, Any] | None = None, replicate: int = 0) -> EvaluationResult:
+    def run(
+        doc: dict[str, Any],
+        *,
+        grade: bool = True,
+        type_override: str | None = None,
+        options: dict[str, Any] | None = None,
+        replicate: int = 0,
+    ) -> EvaluationResult:
         task_file = tmp_path / "tasks" / f"{doc['task_id']}.yaml"
         task_file.parent.mkdir(parents=True, exist_ok=True)
         task_file.write_text(yaml.safe_dump(doc))

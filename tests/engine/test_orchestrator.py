@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import base_task
 
 from coder_eval.engine.agent_phase import RetryPolicy
 from coder_eval.models.status import FinalStatus
 from coder_eval.sandbox.drivers import PreservationMode
+from conftest import base_task
 
 WRITE_HELLO = [{"command": "printf hello > out.txt"}]
 
@@ -68,11 +68,14 @@ def test_post_run_runs_after_grading_and_is_informational(run_task):
 
 
 def test_demo_agent_work_is_graded_and_its_tool_calls_recorded(run_task):
-    doc = base_task(agent=demo(), success_criteria=[
-        {"type": "file_contains", "path": "out.txt", "includes": ["hello"], "description": "file"},
-        {"type": "command_executed", "tool_name": "Bash", "command_pattern": "printf hello", "description": "ran"},
-        {"type": "commands_efficiency", "expected_commands": 2, "description": "cheap"},
-    ])
+    doc = base_task(
+        agent=demo(),
+        success_criteria=[
+            {"type": "file_contains", "path": "out.txt", "includes": ["hello"], "description": "file"},
+            {"type": "command_executed", "tool_name": "Bash", "command_pattern": "printf hello", "description": "ran"},
+            {"type": "commands_efficiency", "expected_commands": 2, "description": "cheap"},
+        ],
+    )
     result = run_task(doc)
     assert result.final_status is FinalStatus.SUCCESS, result.error_message
     assert [c.score for c in result.success_criteria_results] == [1.0, 1.0, 1.0]
@@ -92,8 +95,9 @@ def _alive(pid: int) -> bool:
 
 def test_turn_timeout_kills_the_process_group_and_keeps_the_partial_turn(run_task, tmp_path):
     pidfile = tmp_path / "child.pid"
-    doc = base_task(agent=demo(f"printf hello > out.txt; sleep 60 & echo $! > {pidfile}; wait"),
-                    run_limits={"turn_timeout": 1})
+    doc = base_task(
+        agent=demo(f"printf hello > out.txt; sleep 60 & echo $! > {pidfile}; wait"), run_limits={"turn_timeout": 1}
+    )
     start = time.monotonic()
     result = run_task(doc)
     assert time.monotonic() - start < 20
@@ -126,10 +130,14 @@ def test_retries_are_bounded(run_task):
 
 
 def test_crash_is_an_error_with_read_only_diagnostics(run_task):
-    doc = base_task(agent=demo(crash=True), pre_run=WRITE_HELLO, success_criteria=[
-        {"type": "file_exists", "path": "out.txt", "description": "file"},
-        {"type": "run_command", "command": "true", "description": "cmd"},
-    ])
+    doc = base_task(
+        agent=demo(crash=True),
+        pre_run=WRITE_HELLO,
+        success_criteria=[
+            {"type": "file_exists", "path": "out.txt", "description": "file"},
+            {"type": "run_command", "command": "true", "description": "cmd"},
+        ],
+    )
     result = run_task(doc)
     assert result.final_status is FinalStatus.ERROR and result.weighted_score == 0.0
     statuses = [(r.criterion_type, r.evaluation_status) for r in result.post_failure_criteria_results]
@@ -189,9 +197,11 @@ def test_preservation_modes(run_task, tmp_path, mode):
 def test_secrets_never_reach_the_run_directory(run_task, tmp_path, monkeypatch):
     secret = "sk-ant-test-0123456789abcdef"
     monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
-    doc = base_task(agent=demo("env; printf hello > out.txt"),
-                    pre_run=[{"command": "env > env.txt; echo $ANTHROPIC_API_KEY > key.txt"}],
-                    post_run=[{"command": "env"}])
+    doc = base_task(
+        agent=demo("env; printf hello > out.txt"),
+        pre_run=[{"command": "env > env.txt; echo $ANTHROPIC_API_KEY > key.txt"}],
+        post_run=[{"command": "env"}],
+    )
     result = run_task(doc)
     assert result.final_status is FinalStatus.SUCCESS
     for path in (tmp_path / "run").rglob("*"):
@@ -203,10 +213,17 @@ def test_reference_is_never_in_the_artifacts(run_task, tmp_path):
     ref = tmp_path / "tasks" / "reference"
     ref.mkdir(parents=True)
     (ref / "solution.py").write_text("REFERENCE_CANARY = 1\n")
-    doc = base_task(reference={"directory": "reference"}, pre_run=WRITE_HELLO, success_criteria=[
-        {"type": "run_command", "command": 'grep -q REFERENCE_CANARY "$REFERENCE_DIR/solution.py"',
-         "description": "criteria can read the staged reference"},
-    ])
+    doc = base_task(
+        reference={"directory": "reference"},
+        pre_run=WRITE_HELLO,
+        success_criteria=[
+            {
+                "type": "run_command",
+                "command": 'grep -q REFERENCE_CANARY "$REFERENCE_DIR/solution.py"',
+                "description": "criteria can read the staged reference",
+            },
+        ],
+    )
     result = run_task(doc)
     assert result.final_status is FinalStatus.SUCCESS
     for path in (tmp_path / "run").rglob("*"):

@@ -19,15 +19,25 @@ ROWS = 200
 
 
 def write_task(path: Path, rows: int) -> None:
-    path.write_text(yaml.safe_dump({
-        "task_id": "many",
-        "description": "dataset rows written by pre_run",
-        "agent": {"type": "none"},
-        "dataset": {"rows": [{"id": f"r{i:03d}", "word": f"w{i}"} for i in range(rows)]},
-        "pre_run": [{"command": "sleep 0.03; printf ok > out.txt"}],
-        "success_criteria": [{"type": "file_contains", "path": "out.txt", "includes": ["ok"],
-                              "description": "row ${row.id} wrote out.txt"}],
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "task_id": "many",
+                "description": "dataset rows written by pre_run",
+                "agent": {"type": "none"},
+                "dataset": {"rows": [{"id": f"r{i:03d}", "word": f"w{i}"} for i in range(rows)]},
+                "pre_run": [{"command": "sleep 0.03; printf ok > out.txt"}],
+                "success_criteria": [
+                    {
+                        "type": "file_contains",
+                        "path": "out.txt",
+                        "includes": ["ok"],
+                        "description": "row ${row.id} wrote out.txt",
+                    }
+                ],
+            }
+        )
+    )
 
 
 def cli(*args: str, cwd: Path) -> list[str]:
@@ -43,8 +53,13 @@ def test_kill_then_resume(tmp_path: Path, attempt: int) -> None:
     task = tmp_path / "many.yaml"
     write_task(task, ROWS)
     run_dir = tmp_path / "run"
-    proc = subprocess.Popen(cli("run", str(task), "-j", "2", "--run-dir", str(run_dir), cwd=tmp_path), cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        cli("run", str(task), "-j", "2", "--run-dir", str(run_dir), cwd=tmp_path),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         target = 20 + 25 * attempt
@@ -55,8 +70,13 @@ def test_kill_then_resume(tmp_path: Path, attempt: int) -> None:
         proc.wait(timeout=30)
     killed_at = finished(run_dir)
     assert 0 < killed_at < ROWS, "the kill should land mid-run"
-    done = subprocess.run(cli("run", str(task), "-j", "2", "--run-dir", str(run_dir), "--resume", cwd=tmp_path),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        cli("run", str(task), "-j", "2", "--run-dir", str(run_dir), "--resume", cwd=tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((run_dir / "run.json").read_text())
     ids = [row["task_id"] for row in summary["task_results"]]

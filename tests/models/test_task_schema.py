@@ -582,7 +582,7 @@ INVALID: list[Any] = [
     pytest.param(
         task(agent={"type": "devin"}),
         "agent",
-        ("unknown agent type 'devin'", "Known types:", "antigravity, claude-code, codex, none, opencode, pi"),
+        ("unknown agent type 'devin'", "Known types:", "antigravity, claude-code, codex", "none", "opencode, pi"),
         id="agent-type-unknown-lists-known",
     ),
     pytest.param(task(agent={"type": 3}), "agent", ("agent.type must be a string",), id="agent-type-not-string"),

@@ -42,9 +42,7 @@ def _turn(iteration: int, *tools: str) -> TurnRecord:
         duration_seconds=4.0,
         token_usage=TokenUsage(uncached_input_tokens=1000, output_tokens=200),
         commands=[
-            CommandTelemetry(
-                tool_name=tool, parameters={"command": f"run {tool}"}, status="success", sequence=n
-            )
+            CommandTelemetry(tool_name=tool, parameters={"command": f"run {tool}"}, status="success", sequence=n)
             for n, tool in enumerate(tools, 1)
         ],
     )
@@ -78,9 +76,7 @@ def _sample_results() -> dict[str, EvaluationResult]:
         "success": make_result(
             "hello-world",
             FinalStatus.SUCCESS,
-            success_criteria_results=[
-                CriterionResult(criterion_type="file_exists", description="ok", score=1.0)
-            ],
+            success_criteria_results=[CriterionResult(criterion_type="file_exists", description="ok", score=1.0)],
             total_token_usage=TokenUsage(uncached_input_tokens=2000, output_tokens=500, total_cost_usd=0.05),
             iterations=[_turn(1, "Bash", "Write")],
         ),

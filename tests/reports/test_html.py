@@ -84,9 +84,7 @@ def test_informational_criterion_is_tagged_and_excluded_from_tally(summary, resu
     block = _details_block(page, "write-report")
     # Gating criteria: file_exists (fail), llm_judge (not evaluated), run_command (pass).
     assert "1/3 passed" in block
-    assert (
-        '<tr class="outcome-info"><td>○ informational — not gated</td><td>commands_efficiency</td>' in block
-    )
+    assert '<tr class="outcome-info"><td>○ informational — not gated</td><td>commands_efficiency</td>' in block
     assert '<tr class="outcome-fail"><td>✗ fail</td><td>file_exists</td>' in block
     assert '<tr class="outcome-skipped"><td>– not evaluated</td><td>llm_judge</td>' in block
 
@@ -108,12 +106,8 @@ def test_stopped_early_badge(result_factory):
 
 
 def test_agent_strings_are_escaped_everywhere(result_factory):
-    criterion = CriterionResult(
-        criterion_type="file_contains", description=PAYLOAD, score=0.0, details=PAYLOAD
-    )
-    result = result_factory(
-        "evil<b>", FinalStatus.FAILURE, weighted_score=0.0, success_criteria_results=[criterion]
-    )
+    criterion = CriterionResult(criterion_type="file_contains", description=PAYLOAD, score=0.0, details=PAYLOAD)
+    result = result_factory("evil<b>", FinalStatus.FAILURE, weighted_score=0.0, success_criteria_results=[criterion])
     for page in (render_run_html(build_run_summary("r", [result]), [result]), render_task_html(result)):
         assert PAYLOAD not in page
         assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page

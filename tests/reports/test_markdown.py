@@ -87,9 +87,7 @@ def test_successful_and_ungraded_tasks_get_no_problem_section(summary, results):
 
 def test_long_details_are_truncated(result_factory):
     criterion = CriterionResult(criterion_type="json_check", description="d", score=0.0, details="x" * 5000)
-    result = result_factory(
-        "long", FinalStatus.FAILURE, weighted_score=0.0, success_criteria_results=[criterion]
-    )
+    result = result_factory("long", FinalStatus.FAILURE, weighted_score=0.0, success_criteria_results=[criterion])
     text = render_run_markdown(build_run_summary("r", [result]), [result])
     assert "x" * 600 not in text
     assert "more chars]" in text

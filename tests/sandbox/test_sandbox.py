@@ -18,8 +18,14 @@ from coder_eval.sandbox.sandbox import Sandbox
 def make(tmp_path: Path, config: dict[str, Any], mode: PreservationMode = PreservationMode.DIRECT_WRITE) -> Sandbox:
     task_dir = tmp_path / "task"
     task_dir.mkdir(exist_ok=True)
-    return Sandbox(SandboxConfig.model_validate(config), task_dir=task_dir, task_file=task_dir / "task.yaml",
-                   artifacts_dir=tmp_path / "out" / "artifacts", mode=mode, scratch=tmp_path / "scratch")
+    return Sandbox(
+        SandboxConfig.model_validate(config),
+        task_dir=task_dir,
+        task_file=task_dir / "task.yaml",
+        artifacts_dir=tmp_path / "out" / "artifacts",
+        mode=mode,
+        scratch=tmp_path / "scratch",
+    )
 
 
 def test_sources_apply_in_order_last_wins(tmp_path):
@@ -27,10 +33,15 @@ def test_sources_apply_in_order_last_wins(tmp_path):
     (tpl / "src").mkdir(parents=True)
     (tpl / "src" / "a.py").write_text("from template")
     (tpl / "keep.txt").write_text("kept")
-    box = make(tmp_path, {"template_sources": [
-        {"type": "template_dir", "path": "tpl"},
-        {"type": "starter_files", "files": [{"path": "src/a.py", "content": "from starter"}]},
-    ]})
+    box = make(
+        tmp_path,
+        {
+            "template_sources": [
+                {"type": "template_dir", "path": "tpl"},
+                {"type": "starter_files", "files": [{"path": "src/a.py", "content": "from starter"}]},
+            ]
+        },
+    )
     root = box.setup()
     assert (root / "src" / "a.py").read_text() == "from starter"
     assert (root / "keep.txt").read_text() == "kept"
@@ -41,8 +52,13 @@ def test_template_dir_mount_point_and_default_ignores(tmp_path):
     for rel in ("node_modules/x/i.js", "dist/b.js", "__pycache__/c.pyc", "ok/d.txt"):
         (tpl / rel).parent.mkdir(parents=True, exist_ok=True)
         (tpl / rel).write_text("x")
-    root = make(tmp_path, {"template_sources": [{"type": "template_dir", "path": "tpl", "mount_point": "c"}],
-                           "ignore_patterns": ["!dist"]}).setup()
+    root = make(
+        tmp_path,
+        {
+            "template_sources": [{"type": "template_dir", "path": "tpl", "mount_point": "c"}],
+            "ignore_patterns": ["!dist"],
+        },
+    ).setup()
     assert (root / "c" / "ok" / "d.txt").is_file()
     assert (root / "c" / "dist" / "b.js").is_file()  # un-ignored by the task
     assert not (root / "c" / "node_modules").exists() and not (root / "c" / "__pycache__").exists()
@@ -64,11 +80,20 @@ def test_repo_source_clones_a_pinned_commit(tmp_path):
 
 
 def test_record_cli_shims_record_and_answer(tmp_path):
-    box = make(tmp_path, {"record_cli": [
-        {"tool": "uip", "exit_code": 1, "stderr": "not connected\n",
-         "responses": [{"when": {"verb": "ixp dummy1"}, "stdout": "ONE\n", "exit_code": 0}]},
-        {"tool": "curl"},
-    ]})
+    box = make(
+        tmp_path,
+        {
+            "record_cli": [
+                {
+                    "tool": "uip",
+                    "exit_code": 1,
+                    "stderr": "not connected\n",
+                    "responses": [{"when": {"verb": "ixp dummy1"}, "stdout": "ONE\n", "exit_code": 0}],
+                },
+                {"tool": "curl"},
+            ]
+        },
+    )
     root = box.setup()
     assert (root / "cli_mocks" / "calls.jsonl").read_text() == ""  # seeded empty
     assert (root / "cli_mocks" / "uip.cmd").is_file()
@@ -79,30 +104,49 @@ def test_record_cli_shims_record_and_answer(tmp_path):
     assert (other.exit_code, other.stderr) == (1, "not connected\n")
     assert plain.exit_code == 1  # the default makes a shadowed tool look failed
     records = [json.loads(line) for line in (root / "cli_mocks" / "calls.jsonl").read_text().splitlines()]
-    assert [r["argv"] for r in records] == [["ixp", "dummy1", "--flag", "x"], ["ixp", "nope"],
-                                          ["https://example.invalid"]]
+    assert [r["argv"] for r in records] == [
+        ["ixp", "dummy1", "--flag", "x"],
+        ["ixp", "nope"],
+        ["https://example.invalid"],
+    ]
     assert records[0]["rule"] == 0 and "rule" not in records[1]
 
 
 def test_shim_never_reads_stdin(tmp_path):
     box = make(tmp_path, {"record_cli": [{"tool": "uip", "exit_code": 0}]})
     root = box.setup()
-    proc = subprocess.run([str(root / "cli_mocks" / "uip"), "x"], stdin=subprocess.PIPE, timeout=20,
-                          env=box.env(), capture_output=True)
+    proc = subprocess.run(
+        [str(root / "cli_mocks" / "uip"), "x"], stdin=subprocess.PIPE, timeout=20, env=box.env(), capture_output=True
+    )
     assert proc.returncode == 0
 
 
 def test_mock_dirs_are_executable_and_first_on_path(tmp_path):
-    box = make(tmp_path, {"template_sources": [{"type": "starter_files", "files": [
-        {"path": "mocks/git-like", "content": "#!/bin/sh\necho mocked $*\n"}]}], "mock_path_dirs": ["mocks"]})
+    box = make(
+        tmp_path,
+        {
+            "template_sources": [
+                {
+                    "type": "starter_files",
+                    "files": [{"path": "mocks/git-like", "content": "#!/bin/sh\necho mocked $*\n"}],
+                }
+            ],
+            "mock_path_dirs": ["mocks"],
+        },
+    )
     box.setup()
     assert box.run("git-like a b", timeout=10).stdout == "mocked a b\n"
 
 
 def test_record_cli_colliding_with_a_mock_dir_is_refused(tmp_path):
-    box = make(tmp_path, {"template_sources": [{"type": "starter_files", "files": [
-        {"path": "mocks/uip", "content": "#!/bin/sh\n"}]}], "mock_path_dirs": ["mocks"],
-        "record_cli": [{"tool": "uip"}]})
+    box = make(
+        tmp_path,
+        {
+            "template_sources": [{"type": "starter_files", "files": [{"path": "mocks/uip", "content": "#!/bin/sh\n"}]}],
+            "mock_path_dirs": ["mocks"],
+            "record_cli": [{"tool": "uip"}],
+        },
+    )
     with pytest.raises(TaskConfigError, match="collides"):
         box.setup()
 
@@ -120,8 +164,11 @@ def test_sandbox_commands_never_see_credentials(tmp_path, monkeypatch):
 
 
 def test_move_on_write_moves_the_workspace_into_artifacts(tmp_path):
-    box = make(tmp_path, {"template_sources": [{"type": "starter_files", "files": [{"path": "a", "content": "x"}]}]},
-               mode=PreservationMode.MOVE_ON_WRITE)
+    box = make(
+        tmp_path,
+        {"template_sources": [{"type": "starter_files", "files": [{"path": "a", "content": "x"}]}]},
+        mode=PreservationMode.MOVE_ON_WRITE,
+    )
     root = box.setup()
     assert (tmp_path / "scratch") in root.parents
     kept = box.finish()

@@ -39,14 +39,25 @@ class Agent(ABC, Generic[ConfigT]):
         self.state: AgentState = "created"
 
     @abstractmethod
-    async def start(self, working_directory: Path, *, env_path_prepend: list[Path] | None = None,
-                    plugin_tools_dir: Path | None = None) -> None:
+    async def start(
+        self,
+        working_directory: Path,
+        *,
+        env_path_prepend: list[Path] | None = None,
+        plugin_tools_dir: Path | None = None,
+    ) -> None:
         """Prepare to work in `working_directory` (spawn nothing that outlives `stop`)."""
 
     @abstractmethod
-    async def communicate(self, user_input: str, *, stream_callback: StreamCallback | None = None,
-                          timeout: float | None = None, max_turns: int | None = None,
-                          should_stop: ShouldStop | None = None) -> TurnRecord:
+    async def communicate(
+        self,
+        user_input: str,
+        *,
+        stream_callback: StreamCallback | None = None,
+        timeout: float | None = None,
+        max_turns: int | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> TurnRecord:
         """Send one user message and work until the agent finishes its reply."""
 
     @abstractmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from coder_eval.agents.events import (
     AgentEndEvent,
@@ -27,6 +28,8 @@ from coder_eval.models.telemetry import (
     TurnRecord,
     UserMessage,
 )
+
+ToolStatus = Literal["success", "error", "unknown", "unresolved"]
 
 
 @dataclass
@@ -80,29 +83,38 @@ class EventCollector:
                 self.text.append(event.text)
         elif isinstance(event, AssistantMessageEvent):
             self.model = event.model or self.model
-            self.messages.append(AssistantMessage(content=event.content, model=event.model, token_usage=event.usage,
-                                                  parent_tool_use_id=event.parent_tool_use_id, timestamp=event.at))
+            self.messages.append(
+                AssistantMessage(
+                    content=event.content,
+                    model=event.model,
+                    token_usage=event.usage,
+                    parent_tool_use_id=event.parent_tool_use_id,
+                    timestamp=event.at,
+                )
+            )
         elif isinstance(event, UsageEvent):
             self.total = event.usage
             self.model = event.model or self.model
         elif isinstance(event, AgentEndEvent):
             self.end = event
 
-    def _close(self, tool_use_id: str, status: str, summary: str | None, at: datetime) -> None:
+    def _close(self, tool_use_id: str, status: ToolStatus, summary: str | None, at: datetime) -> None:
         opened = self._open.pop(tool_use_id, None)
         if opened is None:
             return
         start = opened.event
-        self.commands.append(CommandTelemetry(
-            tool_name=start.tool_name,
-            parameters=start.parameters,
-            status=status,  # type: ignore[arg-type]
-            duration_ms=max(0.0, (at - start.at).total_seconds() * 1000),
-            sequence=opened.sequence,
-            tool_use_id=tool_use_id,
-            parent_tool_use_id=start.parent_tool_use_id,
-            result_summary=summary,
-        ))
+        self.commands.append(
+            CommandTelemetry(
+                tool_name=start.tool_name,
+                parameters=start.parameters,
+                status=status,
+                duration_ms=max(0.0, (at - start.at).total_seconds() * 1000),
+                sequence=opened.sequence,
+                tool_use_id=tool_use_id,
+                parent_tool_use_id=start.parent_tool_use_id,
+                result_summary=summary,
+            )
+        )
 
     def close_orphans(self, at: datetime) -> None:
         """Tools still open when the turn ends are recorded as unresolved, not dropped."""
@@ -116,8 +128,14 @@ class EventCollector:
                 total = total + m.token_usage
         return total
 
-    def build_turn_record(self, *, ended_at: datetime, crashed: bool = False, crash_reason: str | None = None,
-                          max_turns_exhausted: bool = False) -> TurnRecord:
+    def build_turn_record(
+        self,
+        *,
+        ended_at: datetime,
+        crashed: bool = False,
+        crash_reason: str | None = None,
+        max_turns_exhausted: bool = False,
+    ) -> TurnRecord:
         """Freeze the turn. Message buckets plus the reconciliation entry sum to the turn total."""
         self.close_orphans(ended_at)
         streamed = self._message_sum()
@@ -141,8 +159,9 @@ class EventCollector:
             messages=messages,
             num_turns=self.inner_turns,
             max_turns_exhausted=max_turns_exhausted or (end is not None and end.status == "max_turns"),
-            result_summary=ResultSummary(is_error=crashed, stop_reason=end.status if end else None,
-                                         result=end.error if end else None),
+            result_summary=ResultSummary(
+                is_error=crashed, stop_reason=end.status if end else None, result=end.error if end else None
+            ),
             crashed=crashed,
             crash_reason=crash_reason,
         )

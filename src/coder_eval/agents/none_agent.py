@@ -17,14 +17,25 @@ class NoneAgent(Agent[NoAgentConfig]):
 
     supports_cooperative_stop = True
 
-    async def start(self, working_directory: Path, *, env_path_prepend: list[Path] | None = None,
-                    plugin_tools_dir: Path | None = None) -> None:
+    async def start(
+        self,
+        working_directory: Path,
+        *,
+        env_path_prepend: list[Path] | None = None,
+        plugin_tools_dir: Path | None = None,
+    ) -> None:
         self.working_directory = working_directory
         self.state = "started"
 
-    async def communicate(self, user_input: str, *, stream_callback: StreamCallback | None = None,
-                          timeout: float | None = None, max_turns: int | None = None,
-                          should_stop: ShouldStop | None = None) -> TurnRecord:
+    async def communicate(
+        self,
+        user_input: str,
+        *,
+        stream_callback: StreamCallback | None = None,
+        timeout: float | None = None,
+        max_turns: int | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> TurnRecord:
         iteration = self._begin_turn()
         collector = EventCollector(iteration=iteration, forward=stream_callback, prompt=user_input)
         collector(AgentStartEvent(agent_type="none", prompt=user_input))

@@ -13,7 +13,9 @@ from coder_eval.cli.guard import guarded
 @guarded
 def aggregate(
     run_dir: Annotated[Path, typer.Argument(help="Run directory holding task.json files.")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write run.json/run.md into this directory.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write run.json/run.md into this directory.")
+    ] = None,
 ) -> None:
     """Rebuild the run summary from the finalized task records on disk."""
     from rich.markup import escape
@@ -26,5 +28,7 @@ def aggregate(
         err().print(f"[yellow]warning:[/] skipped unreadable record: {escape(warning)}")
     rate = "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}"
     written = escape(str((output or run_dir) / "run.json"))
-    out().print(f"{summary.tasks_run} tasks: {summary.tasks_succeeded} succeeded, {summary.tasks_failed} failed, "
-                f"{summary.tasks_error} errors; pass rate {rate}; wrote {written}")
+    out().print(
+        f"{summary.tasks_run} tasks: {summary.tasks_succeeded} succeeded, {summary.tasks_failed} failed, "
+        f"{summary.tasks_error} errors; pass rate {rate}; wrote {written}"
+    )

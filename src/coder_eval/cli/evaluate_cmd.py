@@ -1,4 +1,4 @@
-"""`coder-eval evaluate TASK WORKDIR`: grade a directory against a task, no agent."""
+"""`coder-eval evaluate`: grade a directory against a task (TASK WORKDIR), or re-grade a run (RUN_DIR)."""
 
 from __future__ import annotations
 
@@ -12,19 +12,45 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def evaluate(
-    task: Annotated[Path, typer.Argument(help="Task YAML file.")],
-    workdir: Annotated[Path, typer.Argument(help="Directory to grade (for example a hand-made solution).")],
+    task: Annotated[Path, typer.Argument(help="Task YAML file, or a run directory to re-grade in place.")],
+    workdir: Annotated[
+        Path | None, typer.Argument(help="Directory to grade (for example a hand-made solution).")
+    ] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Grade the directory itself instead of a copy.")] = False,
-    preserve: Annotated[bool, typer.Option("--preserve/--no-preserve", help="Keep the graded copy under artifacts/.")] = True,
-    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")] = None,
+    preserve: Annotated[
+        bool, typer.Option("--preserve/--no-preserve", help="Keep the graded copy under artifacts/.")
+    ] = True,
+    run_dir: Annotated[
+        Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")
+    ] = None,
     row: Annotated[str | None, typer.Option("--row", help="Dataset row id, for a task with a dataset.")] = None,
+    allow_recorded_commands: Annotated[
+        bool,
+        typer.Option("--allow-recorded-commands", help="RUN_DIR mode: allow commands taken from the records to run."),
+    ] = False,
 ) -> None:
-    """Grade WORKDIR with TASK's success criteria and write task.json, task.log, run.json, run.md."""
+    """Grade WORKDIR with TASK's criteria (writes task.json, task.log, run.json, run.md).
+
+    With a run directory alone, re-grade every recorded task in place with its recorded
+    trajectory and preserved workspace, keeping the pre-grade record as task.execute.json.
+    """
     from rich.markup import escape
 
     from coder_eval.cli.criteria_table import criteria_table
     from coder_eval.cli.output import out
     from coder_eval.engine.evaluate_cli import run_evaluate
+    from coder_eval.errors import UsageError
+
+    if workdir is None:
+        from coder_eval.engine.evaluate_run import is_run_dir
+
+        if not is_run_dir(task):
+            raise UsageError(
+                f"{task} is not a run directory (no task.json below it); to grade a directory "
+                "against a task use: coder-eval evaluate TASK.yaml WORKDIR"
+            )
+        _regrade(task, allow_recorded_commands)
+        return
 
     outcome = run_evaluate(task, workdir, run_dir=run_dir, in_place=in_place, preserve=preserve, row=row)
     result = outcome.result
@@ -36,3 +62,20 @@ def evaluate(
         out().print(f"[red]{escape(result.error_message)}[/]")
     out().print(f"records: {escape(str(outcome.run_dir))}")
     raise typer.Exit(0 if result.final_status.category == "succeeded" else 1)
+
+
+def _regrade(run_dir: Path, allow: bool) -> None:
+    from rich.markup import escape
+
+    from coder_eval.cli.output import err, out
+    from coder_eval.engine.evaluate_run import regrade_run
+
+    outcome = regrade_run(run_dir, allow_recorded_commands=allow)
+    for result in outcome.graded:
+        score = "n/a" if result.weighted_score is None else f"{result.weighted_score:.3f}"
+        out().print(f"{result.final_status.icon} {escape(result.task_id)} {result.final_status.value} {score}")
+    for failure in outcome.failures:
+        err().print(f"[red]not graded:[/] {escape(failure)}")
+    summary = outcome.summary
+    ok = summary is not None and not outcome.failures and summary.tasks_run == summary.tasks_succeeded
+    raise typer.Exit(0 if ok else 1)

@@ -11,7 +11,9 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def plan(
-    paths: Annotated[list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")] = None,
+    paths: Annotated[
+        list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print problems.")] = False,
 ) -> None:
     """Validate task files: schema, paths, datasets; warn about missing CLIs and credentials."""
@@ -31,8 +33,10 @@ def plan(
             task = f.tasks[0]
             rows = f" ({len(f.tasks)} rows)" if task.row_id is not None else ""
             kind = task.definition.agent_type or "claude-code"
-            out().print(f"[green]✓[/] {escape(str(f.path))}: {escape(task.definition.task_id)}{rows}, "
-                        f"{len(task.definition.success_criteria)} criteria, agent {escape(kind)}")
+            out().print(
+                f"[green]✓[/] {escape(str(f.path))}: {escape(task.definition.task_id)}{rows}, "
+                f"{len(task.definition.success_criteria)} criteria, agent {escape(kind)}"
+            )
         for warning in f.warnings:
             out().print(f"    [yellow]![/] {escape(warning)}")
     for warning in report.environment:

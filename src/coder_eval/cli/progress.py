@@ -67,8 +67,10 @@ class Progress:
         self.cost += result.total_token_usage.total_cost_usd or 0.0
         score = "n/a" if result.weighted_score is None else f"{result.weighted_score:.3f}"
         rep = f" #{result.replicate_index}" if result.replicate_index else ""
-        line = (f"[{self.done:>{len(str(self.total))}}/{self.total}] {result.final_status.icon} "
-                f"{escape(result.task_id)}{rep} {result.final_status.value} {score} {result.duration_seconds:.1f}s")
+        line = (
+            f"[{self.done:>{len(str(self.total))}}/{self.total}] {result.final_status.icon} "
+            f"{escape(result.task_id)}{rep} {result.final_status.value} {score} {result.duration_seconds:.1f}s"
+        )
         if self._live is not None:
             self._live.console.print(line, highlight=False)
             self._live.update(self._panel())

@@ -13,7 +13,9 @@ from coder_eval.cli.guard import guarded
 @guarded
 def report(
     run_dir: Annotated[Path, typer.Argument(help="Run directory (e.g. runs/latest).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md (stdout), html (task.html + run.html) or junit.")] = "md",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="md (stdout), html (task.html + run.html) or junit.")
+    ] = "md",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead.")] = None,
 ) -> None:
     """Render a run's report as Markdown, self-contained HTML, or JUnit XML."""

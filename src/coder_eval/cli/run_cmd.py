@@ -17,11 +17,14 @@ Skipped = Annotated[bool, typer.Option("--include-skipped", help="Also run tasks
 AgentType = Annotated[str | None, typer.Option("--type", "-T", help="Run every task with this agent type.")]
 Repeats = Annotated[int, typer.Option("--repeats", min=1, help="Run each task N times (replicates 00..N-1).")]
 RunDir = Annotated[Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")]
-Preserve = Annotated[str | None, typer.Option("--preservation-mode",
-                                              help="NONE, MOVE_ON_WRITE (tempdir default) or DIRECT_WRITE.")]
+Preserve = Annotated[
+    str | None, typer.Option("--preservation-mode", help="NONE, MOVE_ON_WRITE (tempdir default) or DIRECT_WRITE.")
+]
 Resume = Annotated[bool, typer.Option("--resume", help="Continue the run in --run-dir; finished rows are kept.")]
 Sample = Annotated[int | None, typer.Option("--sample", min=1, help="Dataset tasks: a fixed-seed sample of N rows.")]
-PerStratum = Annotated[int | None, typer.Option("--sample-per-stratum", min=1, help="Dataset tasks: N rows per stratum.")]
+PerStratum = Annotated[
+    int | None, typer.Option("--sample-per-stratum", min=1, help="Dataset tasks: N rows per stratum.")
+]
 Junit = Annotated[Path | None, typer.Option("--junit-xml", help="Also write a JUnit XML report here.")]
 
 
@@ -29,10 +32,23 @@ def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def _pipeline(*, grade: bool, paths: list[str] | None, max_parallel: int, tags: str | None, exclude_tags: str | None,
-              include_skipped: bool, agent_type: str | None, repeats: int, run_dir: Path | None,
-              preservation_mode: str | None, resume: bool, sample: int | None, sample_per_stratum: int | None,
-              junit_xml: Path | None) -> None:
+def _pipeline(
+    *,
+    grade: bool,
+    paths: list[str] | None,
+    max_parallel: int,
+    tags: str | None,
+    exclude_tags: str | None,
+    include_skipped: bool,
+    agent_type: str | None,
+    repeats: int,
+    run_dir: Path | None,
+    preservation_mode: str | None,
+    resume: bool,
+    sample: int | None,
+    sample_per_stratum: int | None,
+    junit_xml: Path | None,
+) -> None:
     from coder_eval.cli.output import err, out
     from coder_eval.cli.progress import Progress
     from coder_eval.engine.run import RunRequest, run_pipeline
@@ -56,10 +72,22 @@ def _pipeline(*, grade: bool, paths: list[str] | None, max_parallel: int, tags: 
         except ValueError as exc:
             raise UsageError(f"--type: {exc}") from None
     request = RunRequest(
-        paths=list(paths or []), max_parallel=max_parallel, repeats=repeats, type_override=agent_type,
-        run_dir=run_dir, preservation=mode, grade=grade, resume=resume, junit_xml=junit_xml,
-        select=SelectOptions(sample=sample, sample_per_stratum=sample_per_stratum, tags=_split(tags),
-                             exclude_tags=_split(exclude_tags), include_skipped=include_skipped),
+        paths=list(paths or []),
+        max_parallel=max_parallel,
+        repeats=repeats,
+        type_override=agent_type,
+        run_dir=run_dir,
+        preservation=mode,
+        grade=grade,
+        resume=resume,
+        junit_xml=junit_xml,
+        select=SelectOptions(
+            sample=sample,
+            sample_per_stratum=sample_per_stratum,
+            tags=_split(tags),
+            exclude_tags=_split(exclude_tags),
+            include_skipped=include_skipped,
+        ),
     )
     progress = Progress(total=0, console=out())
     with progress:
@@ -68,31 +96,79 @@ def _pipeline(*, grade: bool, paths: list[str] | None, max_parallel: int, tags: 
         err().print(f"[red]invalid task file, not run:[/] {error.render()}", markup=True, highlight=False)
     s = outcome.summary
     rate = "n/a" if s.pass_rate is None else f"{s.pass_rate:.1%}"
-    out().print(f"{s.tasks_run} run: {s.tasks_succeeded} succeeded, {s.tasks_failed} failed, {s.tasks_error} errors"
-                + (f", {s.tasks_not_graded} not graded" if s.tasks_not_graded else "")
-                + f"; pass rate {rate}; records in {outcome.run_dir}", highlight=False)
+    out().print(
+        f"{s.tasks_run} run: {s.tasks_succeeded} succeeded, {s.tasks_failed} failed, {s.tasks_error} errors"
+        + (f", {s.tasks_not_graded} not graded" if s.tasks_not_graded else "")
+        + f"; pass rate {rate}; records in {outcome.run_dir}",
+        highlight=False,
+    )
     raise typer.Exit(outcome.exit_code)
 
 
 @guarded
-def run(paths: Paths = None, max_parallel: Parallel = 1, tags: Tags = None, exclude_tags: Exclude = None,
-        include_skipped: Skipped = False, agent_type: AgentType = None, repeats: Repeats = 1, run_dir: RunDir = None,
-        preservation_mode: Preserve = None, resume: Resume = False, sample: Sample = None,
-        sample_per_stratum: PerStratum = None, junit_xml: Junit = None) -> None:
+def run(
+    paths: Paths = None,
+    max_parallel: Parallel = 1,
+    tags: Tags = None,
+    exclude_tags: Exclude = None,
+    include_skipped: Skipped = False,
+    agent_type: AgentType = None,
+    repeats: Repeats = 1,
+    run_dir: RunDir = None,
+    preservation_mode: Preserve = None,
+    resume: Resume = False,
+    sample: Sample = None,
+    sample_per_stratum: PerStratum = None,
+    junit_xml: Junit = None,
+) -> None:
     """Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input."""
-    _pipeline(grade=True, paths=paths, max_parallel=max_parallel, tags=tags, exclude_tags=exclude_tags,
-              include_skipped=include_skipped, agent_type=agent_type, repeats=repeats, run_dir=run_dir,
-              preservation_mode=preservation_mode, resume=resume, sample=sample,
-              sample_per_stratum=sample_per_stratum, junit_xml=junit_xml)
+    _pipeline(
+        grade=True,
+        paths=paths,
+        max_parallel=max_parallel,
+        tags=tags,
+        exclude_tags=exclude_tags,
+        include_skipped=include_skipped,
+        agent_type=agent_type,
+        repeats=repeats,
+        run_dir=run_dir,
+        preservation_mode=preservation_mode,
+        resume=resume,
+        sample=sample,
+        sample_per_stratum=sample_per_stratum,
+        junit_xml=junit_xml,
+    )
 
 
 @guarded
-def execute(paths: Paths = None, max_parallel: Parallel = 1, tags: Tags = None, exclude_tags: Exclude = None,
-            include_skipped: Skipped = False, agent_type: AgentType = None, repeats: Repeats = 1,
-            run_dir: RunDir = None, preservation_mode: Preserve = None, resume: Resume = False,
-            sample: Sample = None, sample_per_stratum: PerStratum = None) -> None:
+def execute(
+    paths: Paths = None,
+    max_parallel: Parallel = 1,
+    tags: Tags = None,
+    exclude_tags: Exclude = None,
+    include_skipped: Skipped = False,
+    agent_type: AgentType = None,
+    repeats: Repeats = 1,
+    run_dir: RunDir = None,
+    preservation_mode: Preserve = None,
+    resume: Resume = False,
+    sample: Sample = None,
+    sample_per_stratum: PerStratum = None,
+) -> None:
     """Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`."""
-    _pipeline(grade=False, paths=paths, max_parallel=max_parallel, tags=tags, exclude_tags=exclude_tags,
-              include_skipped=include_skipped, agent_type=agent_type, repeats=repeats, run_dir=run_dir,
-              preservation_mode=preservation_mode, resume=resume, sample=sample,
-              sample_per_stratum=sample_per_stratum, junit_xml=None)
+    _pipeline(
+        grade=False,
+        paths=paths,
+        max_parallel=max_parallel,
+        tags=tags,
+        exclude_tags=exclude_tags,
+        include_skipped=include_skipped,
+        agent_type=agent_type,
+        repeats=repeats,
+        run_dir=run_dir,
+        preservation_mode=preservation_mode,
+        resume=resume,
+        sample=sample,
+        sample_per_stratum=sample_per_stratum,
+        junit_xml=None,
+    )

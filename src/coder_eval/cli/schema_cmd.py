@@ -12,7 +12,9 @@ from coder_eval.cli.guard import guarded
 
 @guarded
 def schema(
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the schema to this file instead of stdout.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the schema to this file instead of stdout.")
+    ] = None,
 ) -> None:
     """Print the JSON Schema of task files (for yaml-language-server and other editors).
 

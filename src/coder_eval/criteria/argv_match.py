@@ -132,9 +132,7 @@ def _is_flag(token: str, declared: frozenset[str]) -> bool:
     return not (_NEGATIVE_NUMBER.fullmatch(token) and token[1:] not in declared)
 
 
-def _read_flag(
-    token: str, value_bearing: frozenset[str], declared: frozenset[str]
-) -> tuple[list[Binding], str | None]:
+def _read_flag(token: str, value_bearing: frozenset[str], declared: frozenset[str]) -> tuple[list[Binding], str | None]:
     """The bindings one flag token makes, and the flag name that takes the next token, if any."""
     if token.startswith("--"):
         name, has_value, value = token[2:].partition("=")
@@ -170,9 +168,7 @@ def _split_cluster(body: str, value_bearing: frozenset[str]) -> tuple[list[Bindi
     return bindings, None
 
 
-def remainder_after_verb(
-    positionals: Sequence[str], verbs: Sequence[Sequence[str]]
-) -> tuple[str, ...] | None:
+def remainder_after_verb(positionals: Sequence[str], verbs: Sequence[Sequence[str]]) -> tuple[str, ...] | None:
     """The positionals after the first verb that prefixes them token by token, or None if none does."""
     for verb in verbs:
         if tuple(positionals[: len(verb)]) == tuple(verb):

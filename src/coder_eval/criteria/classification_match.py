@@ -32,12 +32,21 @@ class ClassificationMatch(Criterion[ClassificationMatchCriterion]):
 
     def evaluate(self, spec: ClassificationMatchCriterion, ctx: CheckContext) -> CriterionResult:
         path, note = single_file(spec.path, ctx)
-        observed = NO_LABEL if path is None else canonical_label(
-            read_text(path), spec.allowed_labels, case_sensitive=spec.case_sensitive)
+        observed = (
+            NO_LABEL
+            if path is None
+            else canonical_label(read_text(path), spec.allowed_labels, case_sensitive=spec.case_sensitive)
+        )
         expected = canonical_label(spec.expected_label, spec.allowed_labels, case_sensitive=spec.case_sensitive)
         if expected in (NO_LABEL, OTHER_LABEL):
             expected = spec.expected_label.strip()
         ok = observed == expected
         detail = join_details(note, f"observed {observed!r}, expected {expected!r}")
-        return self.result(spec, 1.0 if ok else 0.0, details=detail, cls=ClassificationCriterionResult,
-                           observed_label=observed, expected_label=expected)
+        return self.result(
+            spec,
+            1.0 if ok else 0.0,
+            details=detail,
+            cls=ClassificationCriterionResult,
+            observed_label=observed,
+            expected_label=expected,
+        )

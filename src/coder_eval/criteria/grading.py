@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from coder_eval.criteria.base import CheckContext
@@ -67,7 +68,7 @@ def grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, 
         return result, None
 
 
-def grade(criteria: list[BaseCriterion], ctx: CheckContext) -> Grade:
+def grade(criteria: Sequence[BaseCriterion], ctx: CheckContext) -> Grade:
     out = Grade(results=[])
     for spec in criteria:
         result, config_error = grade_one(spec, ctx)

@@ -51,7 +51,10 @@ def _ordered(actual: Any, expected: Any, op: str) -> bool:
     if not same_kind:
         return False
     outcomes: dict[str, bool] = {
-        "gt": actual > expected, "gte": actual >= expected, "lt": actual < expected, "lte": actual <= expected
+        "gt": actual > expected,
+        "gte": actual >= expected,
+        "lt": actual < expected,
+        "lte": actual <= expected,
     }
     return outcomes[op]
 
@@ -113,8 +116,9 @@ class JsonCheck(Criterion[JsonCheckCriterion]):
         import jsonschema
 
         if schema_path.startswith(("$TASK_DIR", "${TASK_DIR}", "$REFERENCE_DIR", "${REFERENCE_DIR}")):
-            path: Path | None = resolve_host_path(schema_path, root=ctx.root, task_dir=ctx.task_dir,
-                                                  reference_dir=ctx.reference_dir)
+            path: Path | None = resolve_host_path(
+                schema_path, root=ctx.root, task_dir=ctx.task_dir, reference_dir=ctx.reference_dir
+            )
             why = "file not found"
             if path is not None and not path.is_file():
                 path = None

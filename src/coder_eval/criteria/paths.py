@@ -79,5 +79,5 @@ def resolve_host_path(entry: str, *, root: Path, task_dir: Path | None, referenc
             if entry.startswith(form):
                 if base is None:
                     raise CheckerMisuseError(f"{entry!r} uses {token} but the task has no such directory")
-                return Path(os.path.normpath(base / entry[len(form):]))
+                return Path(os.path.normpath(base / entry[len(form) :]))
     return Path(os.path.normpath(root / entry))

@@ -13,7 +13,15 @@ C = TypeVar("C", bound=type[Criterion[Any]])
 
 _CHECKERS: dict[str, type[Criterion[Any]]] = {}
 _NOT_CHECKERS = {
-    "base", "registry", "paths", "ignore", "scoring", "grading", "invocation_log", "argv_match", "shell_text"
+    "base",
+    "registry",
+    "paths",
+    "ignore",
+    "scoring",
+    "grading",
+    "invocation_log",
+    "argv_match",
+    "shell_text",
 }
 _scanned = False
 

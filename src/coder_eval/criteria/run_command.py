@@ -61,6 +61,7 @@ class RunCommand(Criterion[RunCommandCriterion]):
             score = math.nan
         if not math.isfinite(score) or not 0.0 <= score <= 1.0:
             first = lines[0][:100] if lines else "(no output)"
-            return self.result(spec, 0.0, details=f"first stdout line is not a score in [0, 1]: {first!r}",
-                               error="unparseable score")
+            return self.result(
+                spec, 0.0, details=f"first stdout line is not a score in [0, 1]: {first!r}", error="unparseable score"
+            )
         return self.result(spec, score, details=_tail(rest))

@@ -14,8 +14,9 @@ def weighted_score(results: list[CriterionResult]) -> float | None:
     evaluated = [r for r in results if r.evaluation_status == "evaluated"]
     gating = [r for r in evaluated if r.gating]
     if gating:
-        total = sum(r.weight for r in gating)
-        return sum(r.score * r.weight for r in gating) / total
+        top = max(r.weight for r in gating)  # normalise first: huge weights must not overflow to inf/nan
+        total = sum(r.weight / top for r in gating)
+        return sum(r.score * (r.weight / top) for r in gating) / total
     if evaluated:
         return sum(r.score for r in evaluated) / len(evaluated)
     return None

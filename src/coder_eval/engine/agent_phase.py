@@ -50,8 +50,13 @@ def price_turn(turn: TurnRecord) -> TurnRecord:
     if usage.total_tokens == 0:
         priced = usage.model_copy(update={"total_cost_usd": 0.0})
     else:
-        cost = calculate_cost(turn.model_used, usage.uncached_input_tokens, usage.output_tokens,
-                              usage.cache_creation_input_tokens, usage.cache_read_input_tokens)
+        cost = calculate_cost(
+            turn.model_used,
+            usage.uncached_input_tokens,
+            usage.output_tokens,
+            usage.cache_creation_input_tokens,
+            usage.cache_read_input_tokens,
+        )
         priced = usage.model_copy(update={"total_cost_usd": cost})
     return turn.model_copy(update={"token_usage": priced})
 
@@ -88,17 +93,23 @@ def _crashed_turn(agent: Agent[Any], iteration: int, prompt: str, reason: str) -
     return price_turn(turn.model_copy(update={"crashed": True, "crash_reason": reason}))
 
 
-async def _one_attempt(agent: Agent[Any], prompt: str, limits: RunLimits, stream: StreamCallback | None
-                       ) -> TurnRecord:
-    call = agent.communicate(prompt, stream_callback=stream, timeout=limits.turn_timeout,
-                             max_turns=limits.max_turns)
+async def _one_attempt(agent: Agent[Any], prompt: str, limits: RunLimits, stream: StreamCallback | None) -> TurnRecord:
+    call = agent.communicate(prompt, stream_callback=stream, timeout=limits.turn_timeout, max_turns=limits.max_turns)
     if limits.turn_timeout is None:
         return await call
     return await asyncio.wait_for(call, timeout=limits.turn_timeout)
 
 
-async def run_turn(agent: Agent[Any], prompt: str, limits: RunLimits, *, retry: RetryPolicy, log: TaskLog,
-                   stream: StreamCallback | None, phase: AgentPhase) -> None:
+async def run_turn(
+    agent: Agent[Any],
+    prompt: str,
+    limits: RunLimits,
+    *,
+    retry: RetryPolicy,
+    log: TaskLog,
+    stream: StreamCallback | None,
+    phase: AgentPhase,
+) -> None:
     """One user turn, retried on transient errors; results and failures land on `phase`."""
     failures = 0
     while True:
@@ -139,8 +150,10 @@ async def run_turn(agent: Agent[Any], prompt: str, limits: RunLimits, *, retry: 
             log.add(phase.error)
             return
         phase.turns.append(turn)
-        log.add(f"turn {turn.iteration}: {len(turn.commands)} tool calls, {turn.token_usage.total_tokens} tokens, "
-                f"{turn.duration_seconds:.2f}s")
+        log.add(
+            f"turn {turn.iteration}: {len(turn.commands)} tool calls, {turn.token_usage.total_tokens} tokens, "
+            f"{turn.duration_seconds:.2f}s"
+        )
         breach = budget_breach(limits, phase.turns)
         if breach is not None:
             phase.outcome, phase.error = breach

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
+from coder_eval.process import kill_running_commands
 
 
 @dataclass
@@ -19,8 +20,9 @@ class BatchObserver:
     finished: Callable[[RunUnit, EvaluationResult], None] | None = None
 
 
-async def run_batch(units: list[RunUnit], options: RunOptions, *, max_parallel: int = 1,
-                    observer: BatchObserver | None = None) -> list[EvaluationResult]:
+async def run_batch(
+    units: list[RunUnit], options: RunOptions, *, max_parallel: int = 1, observer: BatchObserver | None = None
+) -> list[EvaluationResult]:
     """Run `units`, at most `max_parallel` at a time. Cancellation stops the rest and kills running agents."""
     observer = observer or BatchObserver()
     gate = asyncio.Semaphore(max(1, max_parallel))
@@ -41,6 +43,7 @@ async def run_batch(units: list[RunUnit], options: RunOptions, *, max_parallel: 
     except BaseException:
         for t in tasks:
             t.cancel()
+        kill_running_commands()  # commands in worker threads would otherwise hold the interrupt up
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     return results

@@ -27,7 +27,9 @@ def pick_task(task_file: Path, row: str | None) -> LoadedTask:
     if row is not None:
         match = [t for t in tasks if t.row_id == row]
         if not match:
-            raise UsageError(f"{task_file} has no dataset row {row!r}; rows: {', '.join(str(t.row_id) for t in tasks[:20])}")
+            raise UsageError(
+                f"{task_file} has no dataset row {row!r}; rows: {', '.join(str(t.row_id) for t in tasks[:20])}"
+            )
         return match[0]
     if len(tasks) > 1:
         raise UsageError(f"{task_file} fans out over {len(tasks)} dataset rows; choose one with --row")

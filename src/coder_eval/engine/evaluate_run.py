@@ -15,7 +15,7 @@ from coder_eval.records.store import read_run_summary, read_task_result
 
 @dataclass
 class RegradeOutcome:
-    summary: RunSummary
+    summary: RunSummary | None = None
     graded: list[EvaluationResult] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -43,7 +43,7 @@ def regrade_run(run_dir: Path, *, allow_recorded_commands: bool) -> RegradeOutco
                 "Re-run with --allow-recorded-commands if you trust this run directory."
             )
         planned.append((path, prior, task))
-    outcome = RegradeOutcome(summary=RunSummary.model_construct())
+    outcome = RegradeOutcome()
     results = []
     for path, prior, task in planned:
         try:

@@ -54,9 +54,17 @@ def _diagnostics(state: _State) -> list[CriterionResult]:
         if spec.reads_files_only:
             out.append(next(evaluated))
         else:
-            out.append(CriterionResult(criterion_type=spec.type, description=spec.description,
-                                       evaluation_status="not_evaluated", details="not run after an agent failure",
-                                       pass_threshold=spec.pass_threshold, weight=spec.weight, gating=spec.is_gating))
+            out.append(
+                CriterionResult(
+                    criterion_type=spec.type,
+                    description=spec.description,
+                    evaluation_status="not_evaluated",
+                    details="not run after an agent failure",
+                    pass_threshold=spec.pass_threshold,
+                    weight=spec.weight,
+                    gating=spec.is_gating,
+                )
+            )
     return out
 
 
@@ -85,20 +93,40 @@ def build_result(state: _State, options: RunOptions, out_dir: Path, task_config:
     models = [t.model_used for t in turns if t.model_used]
     agent_dump = unit.agent.model_dump(mode="json")
     result = EvaluationResult(
-        task_id=unit.task_id, task_description=unit.task.definition.description, variant_id=unit.variant_id,
-        suite_id=unit.task.suite_id, row_id=unit.task.row_id, replicate_index=unit.replicate_index,
-        tags=list(unit.task.definition.tags), task_path=str(unit.task.source_file), agent_type=unit.agent.type,
-        model_used=models[-1] if models else unit.agent.model, started_at=state.started,
-        completed_at=datetime.now(UTC), duration_seconds=time.monotonic() - state.clock,
-        final_status=status, weighted_score=score, max_turns_exhausted=state.phase.max_turns_exhausted,
-        iteration_count=len(turns), success_criteria_results=state.grade.results if state.grade else [],
-        post_failure_criteria_results=_diagnostics(state), iterations=turns, error_message=_error_message(state),
-        environment_info=state.env_info, agent_config=agent_dump, sdk_options=agent_dump.get("sdk_options"),
-        sandbox_path=str(state.sandbox_path) if state.sandbox_path else None, task_config=task_config,
-        total_token_usage=total_usage(turns), command_stats=CommandStatistics.from_turns(turns),
-        total_assistant_turns=sum(t.assistant_turn_count for t in turns), expected_commands=expected,
-        actual_commands=sum(len(t.commands) for t in turns), commands_efficiency=efficiency,
-        pre_run_results=state.pre_run, post_run_results=state.post_run,
+        task_id=unit.task_id,
+        task_description=unit.task.definition.description,
+        variant_id=unit.variant_id,
+        suite_id=unit.task.suite_id,
+        row_id=unit.task.row_id,
+        replicate_index=unit.replicate_index,
+        tags=list(unit.task.definition.tags),
+        task_path=str(unit.task.source_file),
+        agent_type=unit.agent.type,
+        model_used=models[-1] if models else unit.agent.model,
+        started_at=state.started,
+        completed_at=datetime.now(UTC),
+        duration_seconds=time.monotonic() - state.clock,
+        final_status=status,
+        weighted_score=score,
+        max_turns_exhausted=state.phase.max_turns_exhausted,
+        iteration_count=len(turns),
+        success_criteria_results=state.grade.results if state.grade else [],
+        post_failure_criteria_results=_diagnostics(state),
+        iterations=turns,
+        error_message=_error_message(state),
+        environment_info=state.env_info,
+        agent_config=agent_dump,
+        sdk_options=agent_dump.get("sdk_options"),
+        sandbox_path=str(state.sandbox_path) if state.sandbox_path else None,
+        task_config=task_config,
+        total_token_usage=total_usage(turns),
+        command_stats=CommandStatistics.from_turns(turns),
+        total_assistant_turns=sum(t.assistant_turn_count for t in turns),
+        expected_commands=expected,
+        actual_commands=sum(len(t.commands) for t in turns),
+        commands_efficiency=efficiency,
+        pre_run_results=state.pre_run,
+        post_run_results=state.post_run,
     )
     state.log.add(f"final status {status.value}, weighted score {score if score is None else round(score, 4)}")
     write_records(out_dir, result, "\n".join(state.log.lines) + "\n")

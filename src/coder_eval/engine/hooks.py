@@ -8,8 +8,9 @@ from coder_eval.models.task_parts import PostRunCommand, PreRunCommand
 from coder_eval.sandbox.sandbox import Sandbox
 
 
-def _run_one(sandbox: Sandbox, command: str, timeout: int, log: TaskLog, phase: str, env: dict[str, str]
-             ) -> CommandResult:
+def _run_one(
+    sandbox: Sandbox, command: str, timeout: int, log: TaskLog, phase: str, env: dict[str, str]
+) -> CommandResult:
     log.add(f"{phase}: {command}")
     try:
         out = sandbox.run(command, timeout=timeout, kill_leftovers=False, extra_env=env)
@@ -20,12 +21,19 @@ def _run_one(sandbox: Sandbox, command: str, timeout: int, log: TaskLog, phase: 
     if error is None and out.exit_code != 0:
         error = f"exit code {out.exit_code}"
     log.add(f"{phase}: {'ok' if error is None else error} in {out.duration_seconds:.2f}s")
-    return CommandResult(command=command, exit_code=out.exit_code, stdout=out.stdout, stderr=out.stderr,
-                         duration_seconds=out.duration_seconds, error=error)
+    return CommandResult(
+        command=command,
+        exit_code=out.exit_code,
+        stdout=out.stdout,
+        stderr=out.stderr,
+        duration_seconds=out.duration_seconds,
+        error=error,
+    )
 
 
-def run_pre(sandbox: Sandbox, commands: list[PreRunCommand], log: TaskLog, env: dict[str, str]
-            ) -> tuple[list[CommandResult], str | None]:
+def run_pre(
+    sandbox: Sandbox, commands: list[PreRunCommand], log: TaskLog, env: dict[str, str]
+) -> tuple[list[CommandResult], str | None]:
     """Run in order; a failing fail_on_error command stops the rest and returns why."""
     results = []
     for cmd in commands:
@@ -36,7 +44,8 @@ def run_pre(sandbox: Sandbox, commands: list[PreRunCommand], log: TaskLog, env: 
     return results, None
 
 
-def run_post(sandbox: Sandbox, commands: list[PostRunCommand], log: TaskLog, env: dict[str, str]
-             ) -> list[CommandResult]:
+def run_post(
+    sandbox: Sandbox, commands: list[PostRunCommand], log: TaskLog, env: dict[str, str]
+) -> list[CommandResult]:
     """Informational only: every command runs whatever the others did."""
     return [_run_one(sandbox, cmd.command, cmd.timeout, log, "post_run", env) for cmd in commands]

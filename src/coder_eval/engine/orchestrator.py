@@ -64,8 +64,14 @@ class _State:
 
 
 def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None) -> CheckContext:
-    return CheckContext(root=sandbox.workspace, ignore=sandbox.ignore, task_dir=unit.task.task_dir,
-                        reference_dir=reference, turns=turns, base_env=sandbox.env())
+    return CheckContext(
+        root=sandbox.workspace,
+        ignore=sandbox.ignore,
+        task_dir=unit.task.task_dir,
+        reference_dir=reference,
+        turns=turns,
+        base_env=sandbox.env(),
+    )
 
 
 async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
@@ -75,8 +81,15 @@ async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> 
         await agent.start(sandbox.workspace, env_path_prepend=list(sandbox.bin_dirs))
         state.env_info.update(agent.environment_info())
         prompt = unit.task.definition.initial_prompt or ""
-        await run_turn(agent, prompt, unit.task.definition.run_limits, retry=options.retry, log=state.log,
-                       stream=options.stream, phase=state.phase)
+        await run_turn(
+            agent,
+            prompt,
+            unit.task.definition.run_limits,
+            retry=options.retry,
+            log=state.log,
+            stream=options.stream,
+            phase=state.phase,
+        )
     finally:
         await asyncio.to_thread(agent.kill_sync)
         await agent.stop()
@@ -134,12 +147,20 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     state = _State(unit, datetime.now(UTC), time.monotonic(), TaskLog(), env_info=environment_info())
-    state.log.add(f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
-                  f"agent {unit.agent.type}")
+    state.log.add(
+        f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
+        f"agent {unit.agent.type}"
+    )
     mode = options.preservation
-    sandbox = Sandbox(unit.task.definition.sandbox, task_dir=unit.task.task_dir, task_file=unit.task.source_file,
-                      artifacts_dir=out_dir / ARTIFACTS_DIR, mode=mode, base_env=None,
-                      scratch=options.run_dir / SCRATCH_DIR)
+    sandbox = Sandbox(
+        unit.task.definition.sandbox,
+        task_dir=unit.task.task_dir,
+        task_file=unit.task.source_file,
+        artifacts_dir=out_dir / ARTIFACTS_DIR,
+        mode=mode,
+        base_env=None,
+        scratch=options.run_dir / SCRATCH_DIR,
+    )
     try:
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")

@@ -49,8 +49,12 @@ def staged_reference(directory: Path | None, *, task_file: Path) -> Iterator[tup
         yield None, None
         return
     if not directory.is_dir():
-        raise TaskConfigError.single(task_file, f"reference directory {directory} does not exist", "reference.directory",
-                                     "the path is relative to the task YAML")
+        raise TaskConfigError.single(
+            task_file,
+            f"reference directory {directory} does not exist",
+            "reference.directory",
+            "the path is relative to the task YAML",
+        )
     holder = Path(tempfile.mkdtemp(prefix="coder-eval-ref-"))
     try:
         staged = holder / "reference"
@@ -60,8 +64,10 @@ def staged_reference(directory: Path | None, *, task_file: Path) -> Iterator[tup
             digest = tree_digest(staged)
         except OSError as exc:  # an unreadable file, or a special tree such as /proc
             raise TaskConfigError.single(
-                task_file, f"cannot copy reference directory {directory} ({exc.strerror or exc})",
-                "reference.directory", "point it at an ordinary, readable directory next to the task",
+                task_file,
+                f"cannot copy reference directory {directory} ({exc.strerror or exc})",
+                "reference.directory",
+                "point it at an ordinary, readable directory next to the task",
             ) from None
         yield staged, digest
     finally:

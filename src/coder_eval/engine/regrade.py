@@ -23,14 +23,20 @@ from coder_eval.models.criteria_judges import AgentJudgeCriterion, SystemOneJudg
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.task import TaskDefinition
+from coder_eval.plugins import ensure_plugins_loaded
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.secrets import Redactor
 
 GRADE_LOG = "grade.log"
-_SHELL_CRITERIA = (RunCommandCriterion, LlmJudgeCriterion, AgentJudgeCriterion, SystemOneJudgeCriterion,
-                   UipathEvalCriterion)
+_SHELL_CRITERIA = (
+    RunCommandCriterion,
+    LlmJudgeCriterion,
+    AgentJudgeCriterion,
+    SystemOneJudgeCriterion,
+    UipathEvalCriterion,
+)
 
 
 class RegradeError(CoderEvalError):
@@ -41,20 +47,28 @@ class RegradeError(CoderEvalError):
 
 def task_from_record(result: EvaluationResult, record_path: Path) -> LoadedTask:
     """Rebuild the task as it was resolved for the run (not by re-reading the YAML, which may have changed)."""
+    ensure_plugins_loaded()
     config = result.task_config or {}
     try:
         definition = TaskDefinition.model_validate(config.get("resolved") or {})
     except ValidationError as exc:
-        raise RegradeError(f"{record_path}: the recorded task config no longer validates "
-                           f"({exc.error_count()} problems); grade it with `evaluate TASK_YAML WORKDIR` instead") from None
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise RegradeError(
+            f"{record_path}: the recorded task config no longer validates ({where}: {first['msg']}); "
+            "grade it with `evaluate TASK_YAML WORKDIR` instead"
+        ) from None
     source = Path(str(config.get("source_file") or record_path))
     return LoadedTask(definition, source, suite_id=result.suite_id, row_id=result.row_id, row=config.get("row"))
 
 
 def recorded_commands(task: LoadedTask, result: EvaluationResult) -> list[str]:
     """Everything a grade would execute that came from the record rather than from the operator."""
-    found = [f"{c.type}: {getattr(c, 'command', c.description)}" for c in task.definition.success_criteria
-             if isinstance(c, _SHELL_CRITERIA)]
+    found = [
+        f"{c.type}: {getattr(c, 'command', c.description)}"
+        for c in task.definition.success_criteria
+        if isinstance(c, _SHELL_CRITERIA)
+    ]
     if not result.post_run_results:
         found += [f"post_run: {c.command}" for c in task.definition.post_run]
     return found
@@ -83,26 +97,37 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
     clock = time.monotonic()
     log = TaskLog()
     workspace = _workspace(prior, out_dir)
-    sandbox = Sandbox(task.definition.sandbox, task_dir=task.task_dir, task_file=task.source_file,
-                      artifacts_dir=workspace)
+    sandbox = Sandbox(
+        task.definition.sandbox, task_dir=task.task_dir, task_file=task.source_file, artifacts_dir=workspace
+    )
     sandbox.adopt(workspace)
     ref_dir = task.task_dir / task.definition.reference.directory if task.definition.reference else None
     with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
-        ctx = CheckContext(root=workspace, ignore=sandbox.ignore, task_dir=task.task_dir, reference_dir=reference,
-                           turns=prior.iterations, base_env=sandbox.env())
+        ctx = CheckContext(
+            root=workspace,
+            ignore=sandbox.ignore,
+            task_dir=task.task_dir,
+            reference_dir=reference,
+            turns=prior.iterations,
+            base_env=sandbox.env(),
+        )
         outcome = grade(list(task.definition.success_criteria), ctx)
-    post = prior.post_run_results or run_post(sandbox, task.definition.post_run, log,
-                                               {"TASK_DIR": str(task.task_dir)})
+    post = prior.post_run_results or run_post(sandbox, task.definition.post_run, log, {"TASK_DIR": str(task.task_dir)})
     status = _status(prior, outcome.status)
     score = 0.0 if status.is_execution_fact else outcome.weighted_score
     for r in outcome.results:
         log.add(f"[{r.outcome}] {r.criterion_type} score={r.score:.3f}: {r.description}")
     env = {**prior.environment_info, "grading_duration_seconds": round(time.monotonic() - clock, 3)}
-    graded = prior.model_copy(update={
-        "final_status": status, "weighted_score": score, "success_criteria_results": outcome.results,
-        "post_run_results": post, "environment_info": env,
-        "error_message": prior.error_message or ("; ".join(outcome.config_errors) or None),
-    })
+    graded = prior.model_copy(
+        update={
+            "final_status": status,
+            "weighted_score": score,
+            "success_criteria_results": outcome.results,
+            "post_run_results": post,
+            "environment_info": env,
+            "error_message": prior.error_message or ("; ".join(outcome.config_errors) or None),
+        }
+    )
     execute_copy = out_dir / TASK_EXECUTE_JSON
     if not execute_copy.exists() and (out_dir / TASK_JSON).is_file():
         shutil.copyfile(out_dir / TASK_JSON, execute_copy)

@@ -17,6 +17,7 @@ from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
+from coder_eval.process import kill_running_commands
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
 from coder_eval.records.run_files import write_run_files
@@ -77,8 +78,9 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
     return out
 
 
-def run_pipeline(request: RunRequest, observer: BatchObserver | None = None,
-                 on_plan: Callable[[int], None] | None = None) -> RunOutcome:
+def run_pipeline(
+    request: RunRequest, observer: BatchObserver | None = None, on_plan: Callable[[int], None] | None = None
+) -> RunOutcome:
     """Run (or execute) every selected task; records are written as each unit finishes."""
     started = datetime.now(UTC)
     report = load_tasks(request.paths, request.select)
@@ -97,13 +99,23 @@ def run_pipeline(request: RunRequest, observer: BatchObserver | None = None,
     fresh: list[EvaluationResult] = []
     try:
         fresh = asyncio.run(run_batch(units, options, max_parallel=request.max_parallel, observer=observer))
+    except BaseException:
+        kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
+        raise
     finally:
         clear_leftovers(run_dir)
         from coder_eval.records.store import read_task_results
 
         results, _ = read_task_results(run_dir) if not fresh else (prior + fresh, [])
-        summary = write_run_files(run_dir, results, run_id=run_dir.name, skipped=skipped, start_time=started,
-                                  end_time=datetime.now(UTC), max_parallel=request.max_parallel)
+        summary = write_run_files(
+            run_dir,
+            results,
+            run_id=run_dir.name,
+            skipped=skipped,
+            start_time=started,
+            end_time=datetime.now(UTC),
+            max_parallel=request.max_parallel,
+        )
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     if request.junit_xml is not None:

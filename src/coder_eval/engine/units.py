@@ -46,10 +46,7 @@ def resolve_agent(task: LoadedTask, type_override: str | None = None) -> BaseAge
     return target.model_validate({**kept, "type": type_override})
 
 
-def expand_units(tasks: list[LoadedTask], *, repeats: int = 1, type_override: str | None = None,
-                 variant_id: str = "default") -> list[RunUnit]:
-    return [
-        RunUnit(task, resolve_agent(task, type_override), variant_id, i)
-        for task in tasks
-        for i in range(repeats)
-    ]
+def expand_units(
+    tasks: list[LoadedTask], *, repeats: int = 1, type_override: str | None = None, variant_id: str = "default"
+) -> list[RunUnit]:
+    return [RunUnit(task, resolve_agent(task, type_override), variant_id, i) for task in tasks for i in range(repeats)]

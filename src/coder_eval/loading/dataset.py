@@ -25,8 +25,12 @@ def read_rows(dataset: DatasetConfig, task_dir: Path, source: Path) -> list[dict
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise TaskConfigError.single(source, f"cannot read dataset file {rel} ({exc.strerror or exc})", field,
-                                         "paths are relative to the task YAML") from None
+            raise TaskConfigError.single(
+                source,
+                f"cannot read dataset file {rel} ({exc.strerror or exc})",
+                field,
+                "paths are relative to the task YAML",
+            ) from None
         for n, line in enumerate(text.split("\n"), 1):  # JSONL: only \n ends a record (not U+2028 etc.)
             if not line.strip():
                 continue
@@ -49,13 +53,17 @@ def check_row_ids(task_id: str, rows: list[dict[str, Any]], id_field: str, sourc
     for row in rows:
         if id_field not in row or row[id_field] is None:
             raise TaskConfigError.single(
-                source, f"Dataset row for task '{task_id}' missing id_field '{id_field}': {json.dumps(row)[:200]}",
-                "dataset.id_field")
+                source,
+                f"Dataset row for task '{task_id}' missing id_field '{id_field}': {json.dumps(row)[:200]}",
+                "dataset.id_field",
+            )
         rid = str(row[id_field])
         if not IDENTIFIER_RE.fullmatch(rid):
             raise TaskConfigError.single(
-                source, f"Dataset row id '{rid}' must match {IDENTIFIER_RE.pattern} "
-                "(letters, digits, underscore, hyphen, dot)", "dataset")
+                source,
+                f"Dataset row id '{rid}' must match {IDENTIFIER_RE.pattern} (letters, digits, underscore, hyphen, dot)",
+                "dataset",
+            )
         if rid in seen:
             raise TaskConfigError.single(source, f"Duplicate dataset row id for task '{task_id}': '{rid}'", "dataset")
         seen.add(rid)

@@ -36,7 +36,9 @@ def discover_task_files(paths: list[str], *, cwd: Path | None = None) -> list[Pa
     if not paths:
         default = base / "tasks"
         if not default.is_dir():
-            raise UsageError("no task paths given and there is no tasks/ directory here; pass task files or directories")
+            raise UsageError(
+                "no task paths given and there is no tasks/ directory here; pass task files or directories"
+            )
         paths = [str(default)]
     out: list[Path] = []
     for raw in paths:

@@ -66,8 +66,9 @@ def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> T
     ensure_plugins_loaded()
     if not isinstance(raw, dict):
         kind = "empty" if raw is None else type(raw).__name__
-        raise TaskConfigError.single(source, f"a task file must be a YAML mapping, not {kind}", "",
-                                     "start with `task_id: my-task`")
+        raise TaskConfigError.single(
+            source, f"a task file must be a YAML mapping, not {kind}", "", "start with `task_id: my-task`"
+        )
     try:
         return TaskDefinition.model_validate(raw)
     except ValidationError as exc:
@@ -135,8 +136,12 @@ def expand_dataset(
             doc = row_document(raw, row)
         except (KeyError, TypeError) as exc:
             message = exc.args[0] if exc.args else str(exc)
-            raise TaskConfigError.single(source, f"row {rid!r}: {message}", "success_criteria/initial_prompt",
-                                         "every ${row.x} must name a scalar field of every row") from None
+            raise TaskConfigError.single(
+                source,
+                f"row {rid!r}: {message}",
+                "success_criteria/initial_prompt",
+                "every ${row.x} must name a scalar field of every row",
+            ) from None
         try:
             definition = resolve_host_paths(TaskDefinition.model_validate(doc), source.parent.resolve())
         except ValidationError as exc:
@@ -157,8 +162,12 @@ def load_tasks(paths: list[str], options: SelectOptions | None = None, *, cwd: P
         try:
             task, raw = load_task_file(path)
             if task.task_id in seen_ids:
-                raise TaskConfigError.single(path, f"task_id {task.task_id!r} is also used by {seen_ids[task.task_id]}",
-                                             "task_id", "task ids must be unique across a run")
+                raise TaskConfigError.single(
+                    path,
+                    f"task_id {task.task_id!r} is also used by {seen_ids[task.task_id]}",
+                    "task_id",
+                    "task ids must be unique across a run",
+                )
             seen_ids[task.task_id] = path
             if task.skip and not options.include_skipped:
                 report.skipped.append(SkippedTask(path=str(path), reason="skip: true (use --include-skipped)"))

@@ -57,8 +57,14 @@ def _model_at(root: type[BaseModel], loc: Loc, raw: Any) -> type[BaseModel] | No
         models = [t for t in current if isinstance(t, type) and issubclass(t, BaseModel)]
         nxt: list[Any] = []
         if isinstance(step, str):
-            tagged = [m for m in current if isinstance(m, type) and issubclass(m, BaseModel)
-                      and "type" in m.model_fields and m.model_fields["type"].default == step]
+            tagged = [
+                m
+                for m in current
+                if isinstance(m, type)
+                and issubclass(m, BaseModel)
+                and "type" in m.model_fields
+                and m.model_fields["type"].default == step
+            ]
             if tagged:  # a discriminated-union tag inserted by pydantic
                 current = tagged
                 continue
@@ -74,8 +80,10 @@ def _model_at(root: type[BaseModel], loc: Loc, raw: Any) -> type[BaseModel] | No
         if not models:
             nxt = _child_types_all(current, step)
         current = nxt
-        data = data.get(step) if isinstance(data, dict) else (
-            data[step] if isinstance(data, list) and isinstance(step, int) and step < len(data) else None
+        data = (
+            data.get(step)
+            if isinstance(data, dict)
+            else (data[step] if isinstance(data, list) and isinstance(step, int) and step < len(data) else None)
         )
     models = [t for t in current if isinstance(t, type) and issubclass(t, BaseModel)]
     return models[0] if len(models) == 1 else None
@@ -168,5 +176,5 @@ def _describe(err: Any, raw_loc: Loc, loc: Loc, raw: Any, root: type[BaseModel])
     msg = str(err["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
-            msg = msg[len(prefix):]
+            msg = msg[len(prefix) :]
     return msg, ""

@@ -40,11 +40,13 @@ def _criterion_problems(i: int, crit: BaseCriterion) -> list[Problem]:
     for name in _PATH_FIELDS:
         value = getattr(crit, name, None)
         if isinstance(value, str) and _escapes(value) and not value.startswith(("$TASK_DIR", "$REFERENCE_DIR")):
-            out.append(Problem(
-                f"{name} {value!r} points outside the sandbox, so no agent could ever satisfy it",
-                f"success_criteria[{i}].{name}",
-                "use a sandbox-relative path; to check the image or host use run_command (e.g. test -f /opt/x)",
-            ))
+            out.append(
+                Problem(
+                    f"{name} {value!r} points outside the sandbox, so no agent could ever satisfy it",
+                    f"success_criteria[{i}].{name}",
+                    "use a sandbox-relative path; to check the image or host use run_command (e.g. test -f /opt/x)",
+                )
+            )
     return out
 
 
@@ -53,18 +55,34 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
     problems: list[Problem] = []
     for i, src in enumerate(task.sandbox.template_sources):
         if isinstance(src, TemplateDirSource) and not (task_dir / src.path).is_dir():
-            problems.append(Problem(f"template directory {src.path!r} does not exist",
-                                    f"sandbox.template_sources[{i}].path", "paths are relative to the task YAML"))
+            problems.append(
+                Problem(
+                    f"template directory {src.path!r} does not exist",
+                    f"sandbox.template_sources[{i}].path",
+                    "paths are relative to the task YAML",
+                )
+            )
     if task.reference and not (task_dir / task.reference.directory).is_dir():
-        problems.append(Problem(f"reference directory {task.reference.directory!r} does not exist",
-                                "reference.directory", "paths are relative to the task YAML"))
+        problems.append(
+            Problem(
+                f"reference directory {task.reference.directory!r} does not exist",
+                "reference.directory",
+                "paths are relative to the task YAML",
+            )
+        )
     if task.agent and task.agent.system_prompt_file and not (task_dir / task.agent.system_prompt_file).is_file():
-        problems.append(Problem(f"system_prompt_file {task.agent.system_prompt_file!r} does not exist",
-                                "agent.system_prompt_file", "paths are relative to the task YAML"))
+        problems.append(
+            Problem(
+                f"system_prompt_file {task.agent.system_prompt_file!r} does not exist",
+                "agent.system_prompt_file",
+                "paths are relative to the task YAML",
+            )
+        )
     for i, d in enumerate(task.sandbox.mock_path_dirs):
         if _escapes(d):
-            problems.append(Problem(f"mock_path_dirs entry {d!r} must stay inside the sandbox",
-                                    f"sandbox.mock_path_dirs[{i}]"))
+            problems.append(
+                Problem(f"mock_path_dirs entry {d!r} must stay inside the sandbox", f"sandbox.mock_path_dirs[{i}]")
+            )
     for i, crit in enumerate(task.success_criteria):
         problems.extend(_criterion_problems(i, crit))
     return problems

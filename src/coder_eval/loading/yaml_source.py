@@ -108,8 +108,12 @@ def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
         node = yaml.compose(text, Loader=_Loader)
         shape = shape_problem(node) if node is not None else None
         if shape is not None:
-            raise TaskConfigError.single(source, f"not a usable YAML document ({shape})", "",
-                                         "write the values out instead of nesting or aliasing them")
+            raise TaskConfigError.single(
+                source,
+                f"not a usable YAML document ({shape})",
+                "",
+                "write the values out instead of nesting or aliasing them",
+            )
         data = yaml.load(text, Loader=_Loader) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -117,8 +121,9 @@ def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise TaskConfigError.single(source, f"not valid YAML ({problem})", where, "fix the YAML syntax") from None
     except (ValueError, OverflowError) as exc:  # a scalar PyYAML cannot build: !!int x, a 5000-digit int
-        raise TaskConfigError.single(source, f"not valid YAML (a value cannot be read: {exc})", "",
-                                     "quote the value to keep it a string") from None
+        raise TaskConfigError.single(
+            source, f"not valid YAML (a value cannot be read: {exc})", "", "quote the value to keep it a string"
+        ) from None
     lines: LineMap = {}
     if node is not None:
         _index_lines(node, (), lines)

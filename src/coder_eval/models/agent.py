@@ -39,7 +39,9 @@ class BaseAgentConfig(StrictModel):
     system_prompt_mode: Literal["append", "replace"] = Field(
         "append", description="`replace` sends system_prompt as the whole system prompt."
     )
-    system_prompt_file: str | None = Field(None, description="File (relative to the task YAML) read into system_prompt.")
+    system_prompt_file: str | None = Field(
+        None, description="File (relative to the task YAML) read into system_prompt."
+    )
 
     @field_validator("system_prompt")
     @classmethod

@@ -13,9 +13,25 @@ from coder_eval.models.sandbox import check_ignore_patterns
 # Keys the harness sets itself; sdk_options may not override them.
 FRAMEWORK_OWNED_SDK_KEYS = frozenset(
     {
-        "model", "allowed_tools", "disallowed_tools", "permission_mode", "hooks", "mcp_servers",
-        "resume", "continue_conversation", "max_turns", "setting_sources", "include_partial_messages",
-        "cwd", "env", "system_prompt", "plugins", "settings", "cli_path", "can_use_tool", "stderr",
+        "model",
+        "allowed_tools",
+        "disallowed_tools",
+        "permission_mode",
+        "hooks",
+        "mcp_servers",
+        "resume",
+        "continue_conversation",
+        "max_turns",
+        "setting_sources",
+        "include_partial_messages",
+        "cwd",
+        "env",
+        "system_prompt",
+        "plugins",
+        "settings",
+        "cli_path",
+        "can_use_tool",
+        "stderr",
     }
 )
 

@@ -105,14 +105,10 @@ class CliCalledCriterion(BaseCriterion):
     """Binary: the JSON Lines invocation log holds a call matching a structured pattern."""
 
     type: Literal["cli_called"] = "cli_called"
-    log: str | None = Field(
-        None, description="Invocation log; defaults to the record_cli log cli_mocks/calls.jsonl."
-    )
+    log: str | None = Field(None, description="Invocation log; defaults to the record_cli log cli_mocks/calls.jsonl.")
     tool: str | None = Field(None, description="Only records of this tool.")
     verb: str | None = Field(None, description="Ordered prefix of the non-flag arguments, space separated.")
-    verb_any_of: list[NonBlank] | None = Field(
-        None, description="Alternative complete verbs; any one matches."
-    )
+    verb_any_of: list[NonBlank] | None = Field(None, description="Alternative complete verbs; any one matches.")
     positional: list[str] | None = Field(None, description="Non-flag arguments after the verb (a prefix).")
     flags: dict[str, FlagPredicate] = Field(default_factory=dict, description="Predicates per flag name.")
     value_flags: list[NonBlank] = Field(default_factory=list, description="Flags that take the next token.")
@@ -158,9 +154,7 @@ class CliCalledCriterion(BaseCriterion):
         owner: dict[str, str] = {}
         for key, pred in self.flags.items():
             if key in self.ignore_flags:
-                raise ValueError(
-                    f"flag {key!r} has a predicate but is also in ignore_flags, so it could never match"
-                )
+                raise ValueError(f"flag {key!r} has a predicate but is also in ignore_flags, so it could never match")
             for name in [key, *pred.aliases]:
                 if (name in owner and owner[name] != key) or (name != key and name in self.flags):
                     raise ValueError(f"flag name {name!r} belongs to more than one predicate")
@@ -178,8 +172,7 @@ class CliCalledCriterion(BaseCriterion):
             for j, b in enumerate(split):
                 if i != j and len(a) <= len(b) and b[: len(a)] == a:
                     raise ValueError(
-                        f"verb_any_of entry {verbs[i]!r} is a prefix of {verbs[j]!r}, "
-                        "so the longer one adds nothing"
+                        f"verb_any_of entry {verbs[i]!r} is a prefix of {verbs[j]!r}, so the longer one adds nothing"
                     )
 
 

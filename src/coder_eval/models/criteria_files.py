@@ -66,9 +66,7 @@ class FileMatchesRegexCriterion(BaseCriterion):
     reads_files_only: ClassVar[bool] = True
 
 
-JsonOperator = Literal[
-    "equals", "not_equals", "contains", "gt", "gte", "lt", "lte", "type", "regex", "exists"
-]
+JsonOperator = Literal["equals", "not_equals", "contains", "gt", "gte", "lt", "lte", "type", "regex", "exists"]
 JSON_TYPE_NAMES = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 

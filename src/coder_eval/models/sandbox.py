@@ -103,7 +103,9 @@ class RecordCliSpec(StrictModel):
     exit_code: int = Field(1, ge=0, le=255, description="Exit code of the shim (default 1: the tool 'fails').")
     stdout: str = Field("", description="What the shim prints on stdout.")
     stderr: str = Field("", description="What the shim prints on stderr.")
-    responses: list[RecordCliResponse] = Field(default_factory=list, description="Per-invocation answers, first match wins.")
+    responses: list[RecordCliResponse] = Field(
+        default_factory=list, description="Per-invocation answers, first match wins."
+    )
 
     @field_validator("tool")
     @classmethod

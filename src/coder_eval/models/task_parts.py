@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, StrictModel
 
@@ -43,6 +45,13 @@ class ReferenceConfig(StrictModel):
 
     directory: NonBlank = Field(description="Directory relative to the task YAML; exposed as $REFERENCE_DIR.")
 
+    @field_validator("directory")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if PurePosixPath(value.replace("\\", "/")).is_absolute() or re.match(r"^[A-Za-z]:", value):
+            raise ValueError("reference.directory must be relative to the task YAML, not an absolute path")
+        return value
+
     @model_validator(mode="before")
     @classmethod
     def _migrated_forms(cls, data: Any) -> Any:
@@ -51,7 +60,7 @@ class ReferenceConfig(StrictModel):
                 if old in data:
                     raise ValueError(
                         f"reference.{old} is no longer supported: put the solution in a directory next to the "
-                        "task and write `reference: {directory: \"reference\"}` "
+                        'task and write `reference: {directory: "reference"}` '
                         "(reference_comparison then names the file with reference_file)"
                     )
         return data

@@ -52,6 +52,7 @@ def point_latest(runs_root: Path, run_dir: Path) -> None:
 def find_task_results(run_dir: Path) -> list[Path]:
     """Every task.json under a run directory, excluding preserved sandboxes."""
     return sorted(
-        p for p in run_dir.rglob(TASK_JSON)
+        p
+        for p in run_dir.rglob(TASK_JSON)
         if ARTIFACTS_DIR not in (parts := p.relative_to(run_dir).parts) and SCRATCH_DIR not in parts
     )

@@ -79,8 +79,7 @@ def _run_header(summary: RunSummary) -> list[str]:
         counts,
         f"- **Pass rate:** {format_percent(summary.pass_rate)} · "
         f"**Error share:** {format_percent(summary.error_share)}",
-        f"- **Duration:** {format_duration(summary.total_duration_seconds)} "
-        f"(max parallel {summary.max_parallel})",
+        f"- **Duration:** {format_duration(summary.total_duration_seconds)} (max parallel {summary.max_parallel})",
         *_cost_lines(summary),
     ]
 
@@ -142,9 +141,7 @@ def _problem_section(result: EvaluationResult) -> list[str]:
         f"({result.variant_id}) — {status.value}"
     )
     lines = [heading, "", f"Score: {format_score(result.weighted_score)}"]
-    bullets = [
-        line for c in result.success_criteria_results if _needs_mention(c) for line in _criterion_bullet(c)
-    ]
+    bullets = [line for c in result.success_criteria_results if _needs_mention(c) for line in _criterion_bullet(c)]
     if bullets:
         lines += ["", *bullets]
     if result.error_message:

@@ -51,8 +51,9 @@ def register_driver(name: str) -> Callable[[D], D]:
 def get_driver(name: str) -> Driver:
     cls = _DRIVERS.get(name)
     if cls is None:
-        raise SetupError(f"sandbox driver {name!r} is not available in this installation "
-                         f"(available: {', '.join(sorted(_DRIVERS))})")
+        raise SetupError(
+            f"sandbox driver {name!r} is not available in this installation (available: {', '.join(sorted(_DRIVERS))})"
+        )
     driver: Driver = cls()
     return driver
 

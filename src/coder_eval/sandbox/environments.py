@@ -26,8 +26,16 @@ def find_uv() -> str:
 
 def _run(args: list[str], *, cwd: Path, timeout: float, what: str, env: dict[str, str]) -> None:
     try:
-        subprocess.run(args, cwd=cwd, env=env, check=True, capture_output=True, text=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
+        subprocess.run(
+            args,
+            cwd=cwd,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.CalledProcessError as exc:
         raise SetupError(f"{what} failed: {(exc.stderr or exc.stdout).strip()[-800:]}") from None
     except subprocess.TimeoutExpired:
@@ -42,12 +50,16 @@ def create_python_env(spec: PythonEnv, root: Path, *, timeout: float, env: dict[
     venv = root / VENV_DIR
     python = spec.version or sys.executable
     uv_env = {**env, "UV_NO_PROGRESS": "1"}
-    _run([uv, "venv", "--quiet", "--python", python, str(venv)], cwd=root, timeout=timeout, what="uv venv",
-         env=uv_env)
+    _run([uv, "venv", "--quiet", "--python", python, str(venv)], cwd=root, timeout=timeout, what="uv venv", env=uv_env)
     bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
     if spec.env_packages:
-        _run([uv, "pip", "install", "--quiet", "--python", str(bin_dir / "python"), *spec.env_packages],
-             cwd=root, timeout=timeout, what=f"installing {', '.join(spec.env_packages)}", env=uv_env)
+        _run(
+            [uv, "pip", "install", "--quiet", "--python", str(bin_dir / "python"), *spec.env_packages],
+            cwd=root,
+            timeout=timeout,
+            what=f"installing {', '.join(spec.env_packages)}",
+            env=uv_env,
+        )
     return bin_dir
 
 
@@ -58,6 +70,11 @@ def install_node_packages(spec: NodeEnv, root: Path, *, timeout: float, env: dic
     npm = shutil.which("npm")
     if npm is None:
         raise SetupError("npm is needed for sandbox.node packages but is not installed")
-    _run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(root), *spec.packages], cwd=root,
-         timeout=timeout, what=f"npm install {' '.join(spec.packages)}", env=env)
+    _run(
+        [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(root), *spec.packages],
+        cwd=root,
+        timeout=timeout,
+        what=f"npm install {' '.join(spec.packages)}",
+        env=env,
+    )
     return root / "node_modules" / ".bin"

@@ -31,7 +31,8 @@ def answer(argv):
         return CONFIG, None, "sidecar_error: %s" % exc
     for index, rule in enumerate(CONFIG["responses"]):
         if not mismatches(ArgvPattern(verbs=(tuple(rule["verb"].split()),)), argv):
-            merged = {{k: (rule[k] if rule.get(k) is not None else CONFIG[k]) for k in ("stdout", "stderr", "exit_code")}}
+            keys = ("stdout", "stderr", "exit_code")
+            merged = {{k: (rule[k] if rule.get(k) is not None else CONFIG[k]) for k in keys}}
             return merged, index, None
     return CONFIG, None, None
 
@@ -62,16 +63,18 @@ main()
 
 
 def _config(spec: RecordCliSpec) -> str:
-    return json.dumps({
-        "tool": spec.tool,
-        "stdout": spec.stdout,
-        "stderr": spec.stderr,
-        "exit_code": spec.exit_code,
-        "responses": [
-            {"verb": r.when.verb, "stdout": r.stdout, "stderr": r.stderr, "exit_code": r.exit_code}
-            for r in spec.responses
-        ],
-    })
+    return json.dumps(
+        {
+            "tool": spec.tool,
+            "stdout": spec.stdout,
+            "stderr": spec.stderr,
+            "exit_code": spec.exit_code,
+            "responses": [
+                {"verb": r.when.verb, "stdout": r.stdout, "stderr": r.stderr, "exit_code": r.exit_code}
+                for r in spec.responses
+            ],
+        }
+    )
 
 
 def write_shims(specs: list[RecordCliSpec], root: Path) -> Path | None:

@@ -20,9 +20,17 @@ from coder_eval.secrets import scrub_env
 class Sandbox:
     """One task replicate's workspace. `setup` materialises it; `adopt` reuses an existing one."""
 
-    def __init__(self, config: SandboxConfig, *, task_dir: Path, task_file: Path, artifacts_dir: Path,
-                 mode: PreservationMode | None = None, base_env: dict[str, str] | None = None,
-                 scratch: Path | None = None) -> None:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        *,
+        task_dir: Path,
+        task_file: Path,
+        artifacts_dir: Path,
+        mode: PreservationMode | None = None,
+        base_env: dict[str, str] | None = None,
+        scratch: Path | None = None,
+    ) -> None:
         self.config = config
         self.task_dir = task_dir
         self.task_file = task_file
@@ -45,12 +53,16 @@ class Sandbox:
     def setup(self) -> Path:
         """Create the workspace and apply templates, environments, recorders and mock dirs."""
         self.root = self.driver.create(self.artifacts_dir, self.mode, self.scratch).resolve()
-        apply_sources(self.config.template_sources, self.root, task_dir=self.task_dir, task_file=self.task_file,
-                      ignore=self.ignore)
+        apply_sources(
+            self.config.template_sources,
+            self.root,
+            task_dir=self.task_dir,
+            task_file=self.task_file,
+            ignore=self.ignore,
+        )
         timeout = self.config.limits.timeout
         if self.config.python is not None:
-            self.bin_dirs.append(create_python_env(self.config.python, self.root, timeout=timeout,
-                                                   env=self.base_env))
+            self.bin_dirs.append(create_python_env(self.config.python, self.root, timeout=timeout, env=self.base_env))
         if self.config.node is not None:
             node_bin = install_node_packages(self.config.node, self.root, timeout=timeout, env=self.base_env)
             if node_bin is not None:
@@ -75,9 +87,12 @@ class Sandbox:
         for rel in self.config.mock_path_dirs:
             path = (self.workspace / rel).resolve()
             if not path.is_dir():
-                raise TaskConfigError.single(self.task_file, f"mock_path_dirs entry {rel!r} is not a directory in "
-                                             "the sandbox", "sandbox.mock_path_dirs",
-                                             "ship it with a template source")
+                raise TaskConfigError.single(
+                    self.task_file,
+                    f"mock_path_dirs entry {rel!r} is not a directory in the sandbox",
+                    "sandbox.mock_path_dirs",
+                    "ship it with a template source",
+                )
             for item in path.iterdir():
                 if item.is_file():
                     item.chmod(item.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -89,8 +104,11 @@ class Sandbox:
             for d in mock_dirs:
                 if (d / spec.tool).exists():
                     raise TaskConfigError.single(
-                        self.task_file, f"record_cli tool {spec.tool!r} collides with {d / spec.tool}",
-                        "sandbox.record_cli", "remove one of them; PATH order must not decide which runs")
+                        self.task_file,
+                        f"record_cli tool {spec.tool!r} collides with {d / spec.tool}",
+                        "sandbox.record_cli",
+                        "remove one of them; PATH order must not decide which runs",
+                    )
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         """Environment for anything run in the sandbox: credentials removed, shims and envs on PATH."""
@@ -103,10 +121,12 @@ class Sandbox:
         env.update(extra or {})
         return env
 
-    def run(self, command: str, *, timeout: float, kill_leftovers: bool = True,
-            extra_env: dict[str, str] | None = None) -> ShellResult:
-        return run_shell(command, cwd=self.workspace, env=self.env(extra_env), timeout=timeout,
-                         kill_leftovers=kill_leftovers)
+    def run(
+        self, command: str, *, timeout: float, kill_leftovers: bool = True, extra_env: dict[str, str] | None = None
+    ) -> ShellResult:
+        return run_shell(
+            command, cwd=self.workspace, env=self.env(extra_env), timeout=timeout, kill_leftovers=kill_leftovers
+        )
 
     def finish(self) -> Path | None:
         """Preserve or drop the workspace according to the preservation mode."""

@@ -21,8 +21,16 @@ class SetupError(Exception):
 def _git(args: list[str], cwd: Path | None = None) -> None:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     try:
-        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True,
-                       timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.CalledProcessError as exc:
         raise SetupError(f"git {args[0]} failed: {exc.stderr.strip()[:500]}") from None
     except subprocess.TimeoutExpired:
@@ -45,11 +53,17 @@ def copy_tree(src: Path, dst: Path, ignore: IgnoreRules) -> None:
     shutil.copytree(src, dst, symlinks=True, ignore=skip, dirs_exist_ok=True)
 
 
-def apply_template_dir(src: TemplateDirSource, root: Path, task_dir: Path, task_file: Path, ignore: IgnoreRules) -> None:
+def apply_template_dir(
+    src: TemplateDirSource, root: Path, task_dir: Path, task_file: Path, ignore: IgnoreRules
+) -> None:
     source = (task_dir / src.path).resolve()
     if not source.is_dir():
-        raise TaskConfigError.single(task_file, f"template directory {src.path!r} does not exist",
-                                     "sandbox.template_sources", "paths are relative to the task YAML")
+        raise TaskConfigError.single(
+            task_file,
+            f"template directory {src.path!r} does not exist",
+            "sandbox.template_sources",
+            "paths are relative to the task YAML",
+        )
     copy_tree(source, root / src.mount_point, ignore)
 
 
@@ -62,8 +76,9 @@ def apply_starter_files(src: StarterFilesSource, root: Path) -> None:
         path.write_text(f.content, encoding="utf-8")
 
 
-def apply_sources(sources: list[TemplateSource], root: Path, *, task_dir: Path, task_file: Path,
-                  ignore: IgnoreRules) -> None:
+def apply_sources(
+    sources: list[TemplateSource], root: Path, *, task_dir: Path, task_file: Path, ignore: IgnoreRules
+) -> None:
     for src in sources:
         if isinstance(src, RepoSource):
             apply_repo(src, root)
