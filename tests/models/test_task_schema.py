@@ -1324,3 +1324,13 @@ def test_several_problems_reported_at_once() -> None:
     doc = task(task_id="bad id", tags=["Bad"], success_criteria=[crit("file_exist")])
     paths = {p.field_path for p in problems_of(doc)}
     assert {"task_id", "tags", "success_criteria[0]"} <= paths
+
+
+def test_lazy_model_exports_match_the_criteria_module():
+    import coder_eval.models as models
+    from coder_eval.models import criteria
+    from coder_eval.models.criteria_names import CRITERIA_EXPORTS
+
+    assert set(CRITERIA_EXPORTS) == set(criteria.__all__)
+    for name in models.__all__:
+        assert getattr(models, name) is not None

@@ -8,11 +8,9 @@ from coder_eval.models.agent_configs import BUILTIN_AGENT_CONFIGS
 
 def register_builtins(registry: type[AgentRegistry]) -> None:
     """Entry point `coder_eval.plugins: coder_eval`."""
-    from coder_eval.agents.none_agent import NoneAgent
-
     for kind, config_class in BUILTIN_AGENT_CONFIGS.items():
         registry.register_schema(kind, config_class)
-    registry.register("none", BUILTIN_AGENT_CONFIGS["none"])(NoneAgent)
+    registry.register_lazy("none", BUILTIN_AGENT_CONFIGS["none"], "coder_eval.agents.none_agent:NoneAgent")
     missing = set(BUILTIN_AGENT_CONFIGS) - set(registry.kinds())
     if missing:
         raise RuntimeError(f"built-in agent kinds failed to register: {sorted(missing)}")

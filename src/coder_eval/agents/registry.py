@@ -19,6 +19,7 @@ class AgentRegistry:
     """Class-level registry of agent kinds (the plugin hook receives the class itself)."""
 
     _agents: ClassVar[dict[str, type[Any]]] = {}
+    _lazy: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def register(cls, kind: str, config_class: type[BaseAgentConfig]) -> Callable[[T], T]:
@@ -38,6 +39,18 @@ class AgentRegistry:
         return bind
 
     @classmethod
+    def register_lazy(cls, kind: str, config_class: type[BaseAgentConfig], target: str) -> None:
+        """Bind `kind` to an implementation named "module:Class", imported on first use.
+
+        Commands that only validate tasks never pay for importing agent code.
+        """
+        register_agent_config(kind, config_class)
+        existing = cls._lazy.get(kind)
+        if (existing is not None and existing != target) or kind in cls._agents:
+            raise ValueError(f"agent type {kind!r} already has an implementation")
+        cls._lazy[kind] = target
+
+    @classmethod
     def register_schema(cls, kind: str, config_class: type[BaseAgentConfig]) -> None:
         """Declare a kind's config schema before (or without) an implementation in this install."""
         register_agent_config(kind, config_class)
@@ -45,7 +58,17 @@ class AgentRegistry:
     @classmethod
     def agent_class(cls, kind: str) -> type[Any] | None:
         """The implementation of `kind`, or None when only its schema is known here."""
+        target = cls._lazy.pop(kind, None)
+        if target is not None:
+            import importlib
+
+            module, _, name = target.partition(":")
+            cls._agents[kind] = getattr(importlib.import_module(module), name)
         return cls._agents.get(kind)
+
+    @classmethod
+    def has_implementation(cls, kind: str) -> bool:
+        return kind in cls._agents or kind in cls._lazy
 
     @classmethod
     def kinds(cls) -> list[str]:

@@ -12,6 +12,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rich help rendering imports ~80 ms of modules
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

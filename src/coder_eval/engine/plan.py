@@ -54,5 +54,5 @@ def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
 
     files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
-    implemented = {k for k in AgentRegistry.kinds() if AgentRegistry.agent_class(k) is not None}
+    implemented = {k for k in AgentRegistry.kinds() if AgentRegistry.has_implementation(k)}
     return PlanReport(files, environment_warnings(definitions, implemented=implemented))

@@ -15,6 +15,12 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=False)
 
 
+class RecordModel(BaseModel):
+    """Records we write and read back; unknown keys are ignored so newer files still load."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
 def _compiles(pattern: str) -> str:
     try:
         re.compile(pattern)

@@ -7,8 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, computed_field
 
+from coder_eval.models.base import RecordModel
 from coder_eval.models.status import FinalStatus
-from coder_eval.models.telemetry import CommandStatistics, RecordModel, TokenUsage, TurnRecord
+from coder_eval.models.telemetry import CommandStatistics, TokenUsage, TurnRecord
 
 CLASSIFICATION_TYPES = frozenset({"classification_match", "skill_triggered"})
 JUDGE_TYPES = frozenset({"llm_judge", "agent_judge", "system_one_judge"})

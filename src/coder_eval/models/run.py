@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field, computed_field
 
-from coder_eval.models.telemetry import RecordModel
+from coder_eval.models.base import RecordModel
 
 
 def nothing_was_measured(*, measured: int) -> bool:

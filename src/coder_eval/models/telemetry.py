@@ -5,13 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import Field, computed_field, model_validator
 
-
-class RecordModel(BaseModel):
-    """Records we write and read back; unknown keys are kept so newer files still load."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+from coder_eval.models.base import RecordModel
 
 
 class TokenUsage(RecordModel):
