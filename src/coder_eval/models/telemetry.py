@@ -91,12 +91,15 @@ TranscriptMessage = Annotated[UserMessage | AssistantMessage | ReconciliationMes
 
 
 class ProviderCallCost(RecordModel):
-    """One upstream model call as the gateway saw it."""
+    """One model call as the gateway saw it: protocol, model, latency, buckets, cost, outcome."""
 
     protocol: str = ""
     model: str | None = None
     latency_ms: float = 0.0
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    status: int = 200
+    error: str | None = None
+    side_call: bool = False
 
 
 class ResultSummary(RecordModel):

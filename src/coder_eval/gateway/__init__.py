@@ -1,0 +1,1 @@
+"""The model gateway: a local HTTP server every agent talks to instead of the provider."""
