@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,12 +13,14 @@ from typing import Any
 
 from coder_eval.agents.base import Agent, create_agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
 from coder_eval.engine.evaluate import environment_info, task_config_record
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
@@ -36,7 +39,8 @@ class RunOptions:
     grade: bool = True
     preservation: PreservationMode | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    stream: StreamCallback | None = None
+    stream_factory: Callable[[RunUnit], StreamCallback] | None = None
+    model_link: ModelLink | None = None
 
 
 @dataclass
@@ -76,23 +80,24 @@ def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: lis
 
 async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
     unit = state.unit
-    agent: Agent[Any] = create_agent(unit.agent.type, unit.agent, task_id=unit.task_id, env=sandbox.env())
+    link = (
+        options.model_link.open(unit, sandbox.workspace) if options.model_link and unit.agent.type != "none" else None
+    )
+    env = {**sandbox.env(), **(link.env if link else {})}
+    agent: Agent[Any] = create_agent(unit.agent.type, unit.agent, task_id=unit.task_id, env=env)
     try:
         await agent.start(sandbox.workspace, env_path_prepend=list(sandbox.bin_dirs))
         state.env_info.update(agent.environment_info())
         prompt = unit.task.definition.initial_prompt or ""
-        await run_turn(
-            agent,
-            prompt,
-            unit.task.definition.run_limits,
-            retry=options.retry,
-            log=state.log,
-            stream=options.stream,
-            phase=state.phase,
-        )
+        terminal = options.stream_factory(unit) if options.stream_factory else None
+        stream = compose(log_writer(state.log.add), terminal)
+        limits = unit.task.definition.run_limits
+        await run_turn(agent, prompt, limits, retry=options.retry, log=state.log, stream=stream, phase=state.phase)
     finally:
         await asyncio.to_thread(agent.kill_sync)
         await agent.stop()
+        if link is not None:
+            link.finish(state.phase, state.env_info, state.log)
 
 
 async def _pre_and_agent(state: _State, sandbox: Sandbox, options: RunOptions) -> None:

@@ -41,7 +41,7 @@ def _sdk_option_names() -> set[str] | None:
     try:
         import dataclasses
 
-        from claude_agent_sdk import ClaudeAgentOptions  # type: ignore[import-not-found]
+        from claude_agent_sdk import ClaudeAgentOptions
     except Exception:
         return None
     return {f.name for f in dataclasses.fields(ClaudeAgentOptions)}
@@ -75,6 +75,7 @@ class ClaudeCodeConfig(BaseAgentConfig):
     claude_settings: str | dict[str, Any] | None = Field(None, description="--settings: a file path or a mapping.")
     sdk_options: dict[str, Any] = Field(default_factory=dict, description="ClaudeAgentOptions pass-through.")
     ignore_patterns: list[str] | None = Field(None, description="Ignore overrides for judge sub-agent copies.")
+    cli_path: str | None = Field(None, description="Claude Code CLI to run; default: the one bundled with the SDK.")
 
     @field_validator("sdk_options")
     @classmethod

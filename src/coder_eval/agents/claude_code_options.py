@@ -1,0 +1,117 @@
+"""Build the Claude Agent SDK options for one task: CLI, isolated home, gateway env, settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from coder_eval.models.agent_configs import ClaudeCodeConfig
+
+# Launcher that makes the CLI lead its own process group, so a timeout can kill the CLI and
+# everything it spawned with one signal. `setsid` keeps the PID when the caller is not a
+# group leader, so the PID written here is the group id.
+_LAUNCHER = """#!/bin/sh
+echo $$ > "{pidfile}"
+if command -v setsid >/dev/null 2>&1; then exec setsid "{cli}" "$@"; fi
+exec "{cli}" "$@"
+"""
+
+
+def bundled_cli() -> Path | None:
+    """The Claude Code CLI shipped inside the claude-agent-sdk wheel, if present."""
+    try:
+        import claude_agent_sdk
+    except ImportError:
+        return None
+    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / ("claude.exe" if os.name == "nt" else "claude")
+    return path if path.is_file() else None
+
+
+def resolve_cli(config: ClaudeCodeConfig) -> str:
+    if config.cli_path:
+        return config.cli_path
+    found = bundled_cli()
+    if found is not None:
+        return str(found)
+    on_path = shutil.which("claude")
+    if on_path is None:
+        raise FileNotFoundError("no Claude Code CLI: install claude-agent-sdk or set agent.cli_path")
+    return on_path
+
+
+def write_launcher(home: Path, cli: str) -> tuple[Path, Path]:
+    launcher = home / "claude-launch"
+    pidfile = home / "claude.pid"
+    launcher.write_text(_LAUNCHER.format(pidfile=pidfile, cli=cli), encoding="utf-8")
+    launcher.chmod(0o755)
+    return launcher, pidfile
+
+
+def isolated_home(root: Path) -> dict[str, str]:
+    """A private HOME and XDG tree, so host settings, logins and caches never leak in."""
+    dirs = {"HOME": root, "XDG_CONFIG_HOME": root / ".config", "XDG_CACHE_HOME": root / ".cache",
+            "XDG_DATA_HOME": root / ".local" / "share", "CLAUDE_CONFIG_DIR": root / ".claude"}
+    for d in dirs.values():
+        d.mkdir(parents=True, exist_ok=True)
+    return {k: str(v) for k, v in dirs.items()}
+
+
+def cli_env(base: dict[str, str], home: dict[str, str], path_prepend: list[Path]) -> dict[str, str]:
+    """Environment for the CLI: gateway URL and key from `base`, quiet and non-retrying CLI."""
+    env = dict(base)
+    env.update(home)
+    env.setdefault("ANTHROPIC_API_KEY", "coder-eval-dummy")
+    env.update({
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",  # the harness retries, with its own accounting
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+    })
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        env["IS_SANDBOX"] = "1"  # bypassPermissions refuses to run as root otherwise
+    if path_prepend:
+        env["PATH"] = os.pathsep.join([*map(str, path_prepend), env.get("PATH", os.environ.get("PATH", ""))])
+    return env
+
+
+def system_prompt(config: ClaudeCodeConfig) -> str | dict[str, Any]:
+    """Append mode keeps Claude Code's own prompt (minus per-run dynamic sections); replace sends ours alone."""
+    if config.system_prompt_mode == "replace" and config.system_prompt:
+        return config.system_prompt
+    preset: dict[str, Any] = {"type": "preset", "preset": "claude_code", "exclude_dynamic_sections": True}
+    if config.system_prompt:
+        preset["append"] = config.system_prompt
+    return preset
+
+
+def sdk_options(config: ClaudeCodeConfig, *, cwd: Path, env: dict[str, str], cli: Path, max_turns: int | None,
+                resume: str | None, stderr: Any) -> Any:
+    """ClaudeAgentOptions for one communicate() call."""
+    from claude_agent_sdk import ClaudeAgentOptions
+
+    settings: str | None = None
+    if isinstance(config.claude_settings, dict):
+        settings = json.dumps(config.claude_settings)
+    elif isinstance(config.claude_settings, str):
+        settings = config.claude_settings
+    kwargs: dict[str, Any] = {
+        "cwd": str(cwd),
+        "env": env,
+        "cli_path": str(cli),
+        "permission_mode": config.permission_mode,
+        "allowed_tools": list(config.allowed_tools or []),
+        "disallowed_tools": list(config.disallowed_tools or []),
+        "setting_sources": list(config.setting_sources) if config.setting_sources is not None else ["project"],
+        "plugins": [{"type": "local", "path": p.path} for p in config.plugins],
+        "system_prompt": system_prompt(config),
+        "model": config.model,
+        "max_turns": max_turns,
+        "resume": resume,
+        "settings": settings,
+        "stderr": stderr,
+    }
+    kwargs.update(config.sdk_options)
+    return ClaudeAgentOptions(**kwargs)
