@@ -59,8 +59,10 @@ _VERSION_SUFFIX = re.compile(r"(?:-\d{8})?(?:-v\d+(?::\d+)?)?$")
 def normalize_model_id(model: str) -> str:
     """Strip vendor/region prefixes and date/version suffixes: `eu.anthropic.claude-x-20250101-v1:0` -> `claude-x`."""
     bare = model.strip().lower()
-    bare = _VENDOR_PREFIX.sub("", bare)
-    bare = _REGION_PREFIX.sub("", bare)
+    previous = None
+    while bare != previous:  # stacked prefixes, e.g. LiteLLM's `bedrock/us.anthropic.claude-x`
+        previous = bare
+        bare = _REGION_PREFIX.sub("", _VENDOR_PREFIX.sub("", bare))
     if "/" in bare:
         bare = bare.rsplit("/", 1)[-1]
     return _VERSION_SUFFIX.sub("", bare)
@@ -71,13 +73,14 @@ def register_pricing(rates: dict[str, ModelPricing]) -> None:
 
     All-or-nothing: a conflict anywhere leaves every rate unregistered.
     """
+    staged: dict[str, ModelPricing] = {}
     for key, rate in rates.items():
         bare = normalize_model_id(key)
-        existing = _plugin_rates.get(bare) or BUILTIN_RATES.get(bare)
+        existing = staged.get(bare) or _plugin_rates.get(bare) or BUILTIN_RATES.get(bare)
         if existing is not None and existing != rate:
             raise ValueError(f"pricing for {key!r} is already registered as {existing}; refusing to replace it")
-    for key, rate in rates.items():
-        _plugin_rates[normalize_model_id(key)] = rate
+        staged[bare] = rate  # two keys of one batch that normalize alike must agree too
+    _plugin_rates.update(staged)
 
 
 def pricing_for(model: str | None) -> ModelPricing | None:

@@ -11,8 +11,9 @@ def register_builtins(registry: type[AgentRegistry]) -> None:
     for kind, config_class in BUILTIN_AGENT_CONFIGS.items():
         registry.register_schema(kind, config_class)
     registry.register_lazy("none", BUILTIN_AGENT_CONFIGS["none"], "coder_eval.agents.none_agent:NoneAgent")
-    registry.register_lazy("claude-code", BUILTIN_AGENT_CONFIGS["claude-code"],
-                           "coder_eval.agents.claude_code:ClaudeCodeAgent")
+    registry.register_lazy(
+        "claude-code", BUILTIN_AGENT_CONFIGS["claude-code"], "coder_eval.agents.claude_code:ClaudeCodeAgent"
+    )
     missing = set(BUILTIN_AGENT_CONFIGS) - set(registry.kinds())
     if missing:
         raise RuntimeError(f"built-in agent kinds failed to register: {sorted(missing)}")

@@ -43,8 +43,13 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
         self.cli_env: dict[str, str] = {}
         self.stderr_tail: list[str] = []
 
-    async def start(self, working_directory: Path, *, env_path_prepend: list[Path] | None = None,
-                    plugin_tools_dir: Path | None = None) -> None:
+    async def start(
+        self,
+        working_directory: Path,
+        *,
+        env_path_prepend: list[Path] | None = None,
+        plugin_tools_dir: Path | None = None,
+    ) -> None:
         self.working_directory = working_directory
         self.home = Path(tempfile.mkdtemp(prefix="coder-eval-home-"))
         cli = resolve_cli(self.config)
@@ -56,9 +61,15 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
         semantics = "replace" if self.config.system_prompt_mode == "replace" else "append"
         return {"system_prompt_semantics": semantics, "claude_code_cli": self.config.cli_path or "bundled"}
 
-    async def communicate(self, user_input: str, *, stream_callback: StreamCallback | None = None,
-                          timeout: float | None = None, max_turns: int | None = None,
-                          should_stop: ShouldStop | None = None) -> TurnRecord:
+    async def communicate(
+        self,
+        user_input: str,
+        *,
+        stream_callback: StreamCallback | None = None,
+        timeout: float | None = None,
+        max_turns: int | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> TurnRecord:
         iteration = self._begin_turn()
         collector = EventCollector(iteration=iteration, forward=stream_callback, prompt=user_input)
         collector(AgentStartEvent(agent_type="claude-code", model=self.config.model, prompt=user_input))
@@ -78,14 +89,22 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
             raise AgentCrashError(reason) from exc
         return self._finish(collector, translator, stopped)
 
-    async def _stream(self, prompt: str, translator: SdkTranslator, max_turns: int | None,
-                      should_stop: ShouldStop | None) -> bool:
+    async def _stream(
+        self, prompt: str, translator: SdkTranslator, max_turns: int | None, should_stop: ShouldStop | None
+    ) -> bool:
         from claude_agent_sdk import query
 
         assert self.working_directory is not None and self.launcher is not None
         self.stderr_tail = []
-        options = sdk_options(self.config, cwd=self.working_directory, env=self.cli_env, cli=self.launcher,
-                              max_turns=max_turns, resume=self.session_id, stderr=self._on_stderr)
+        options = sdk_options(
+            self.config,
+            cwd=self.working_directory,
+            env=self.cli_env,
+            cli=self.launcher,
+            max_turns=max_turns,
+            resume=self.session_id,
+            stderr=self._on_stderr,
+        )
         stream = query(prompt=prompt, options=options)
         try:
             async for message in stream:
@@ -108,7 +127,8 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
             collector(AgentEndEvent(status="crashed", error=reason))
             status = getattr(result, "api_error_status", None)
             transient = (status is not None and (status == 429 or status >= 500)) or any(
-                t in (translator.api_error or "") for t in _TRANSIENT)
+                t in (translator.api_error or "") for t in _TRANSIENT
+            )
             raise TransientAgentError(reason) if transient else AgentCrashError(reason)
         end_status = "stopped" if stopped else ("max_turns" if exhausted else "ok")
         collector(AgentEndEvent(status=end_status, error=None))

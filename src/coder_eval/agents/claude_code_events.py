@@ -75,12 +75,23 @@ class SdkTranslator:
                 texts.append(block.text)
                 self.collector(TextChunkEvent(text=block.text, parent_tool_use_id=message.parent_tool_use_id))
             elif isinstance(block, ToolUseBlock):
-                self.collector(ToolStartEvent(tool_use_id=block.id, tool_name=block.name, parameters=block.input,
-                                              parent_tool_use_id=message.parent_tool_use_id))
+                self.collector(
+                    ToolStartEvent(
+                        tool_use_id=block.id,
+                        tool_name=block.name,
+                        parameters=block.input,
+                        parent_tool_use_id=message.parent_tool_use_id,
+                    )
+                )
         if first:  # later parts of the same API response carry the same usage again
-            self.collector(AssistantMessageEvent(content="".join(texts), model=message.model,
-                                                 usage=usage_from(message.usage),
-                                                 parent_tool_use_id=message.parent_tool_use_id))
+            self.collector(
+                AssistantMessageEvent(
+                    content="".join(texts),
+                    model=message.model,
+                    usage=usage_from(message.usage),
+                    parent_tool_use_id=message.parent_tool_use_id,
+                )
+            )
 
     def _user(self, message: Any) -> None:
         from claude_agent_sdk import ToolResultBlock
@@ -90,5 +101,8 @@ class SdkTranslator:
         for block in message.content:
             if isinstance(block, ToolResultBlock):
                 status = "error" if block.is_error else "success"
-                self.collector(ToolEndEvent(tool_use_id=block.tool_use_id, status=status,
-                                            result_summary=_result_text(block.content)))
+                self.collector(
+                    ToolEndEvent(
+                        tool_use_id=block.tool_use_id, status=status, result_summary=_result_text(block.content)
+                    )
+                )

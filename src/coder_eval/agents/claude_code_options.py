@@ -52,8 +52,13 @@ def write_launcher(home: Path, cli: str) -> tuple[Path, Path]:
 
 def isolated_home(root: Path) -> dict[str, str]:
     """A private HOME and XDG tree, so host settings, logins and caches never leak in."""
-    dirs = {"HOME": root, "XDG_CONFIG_HOME": root / ".config", "XDG_CACHE_HOME": root / ".cache",
-            "XDG_DATA_HOME": root / ".local" / "share", "CLAUDE_CONFIG_DIR": root / ".claude"}
+    dirs = {
+        "HOME": root,
+        "XDG_CONFIG_HOME": root / ".config",
+        "XDG_CACHE_HOME": root / ".cache",
+        "XDG_DATA_HOME": root / ".local" / "share",
+        "CLAUDE_CONFIG_DIR": root / ".claude",
+    }
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
     return {k: str(v) for k, v in dirs.items()}
@@ -64,12 +69,14 @@ def cli_env(base: dict[str, str], home: dict[str, str], path_prepend: list[Path]
     env = dict(base)
     env.update(home)
     env.setdefault("ANTHROPIC_API_KEY", "coder-eval-dummy")
-    env.update({
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "CLAUDE_CODE_MAX_RETRIES": "0",  # the harness retries, with its own accounting
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-    })
+    env.update(
+        {
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "0",  # the harness retries, with its own accounting
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+        }
+    )
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"  # bypassPermissions refuses to run as root otherwise
     if path_prepend:
@@ -87,8 +94,16 @@ def system_prompt(config: ClaudeCodeConfig) -> str | dict[str, Any]:
     return preset
 
 
-def sdk_options(config: ClaudeCodeConfig, *, cwd: Path, env: dict[str, str], cli: Path, max_turns: int | None,
-                resume: str | None, stderr: Any) -> Any:
+def sdk_options(
+    config: ClaudeCodeConfig,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    cli: Path,
+    max_turns: int | None,
+    resume: str | None,
+    stderr: Any,
+) -> Any:
     """ClaudeAgentOptions for one communicate() call."""
     from claude_agent_sdk import ClaudeAgentOptions
 

@@ -15,6 +15,11 @@ from coder_eval.models.agent import BaseAgentConfig, register_agent_config, regi
 T = TypeVar("T", bound=type[Any])
 
 
+def _target(agent_class: type[Any]) -> str:
+    """The "module:Class" name register_lazy would use for `agent_class`."""
+    return f"{agent_class.__module__}:{agent_class.__qualname__}"
+
+
 class AgentRegistry:
     """Class-level registry of agent kinds (the plugin hook receives the class itself)."""
 
@@ -32,7 +37,14 @@ class AgentRegistry:
                     f"agent type {kind!r} is already provided by {existing.__qualname__}; "
                     f"{agent_class.__qualname__} cannot replace it"
                 )
+            lazy = cls._lazy.get(kind)
+            if lazy is not None and lazy != _target(agent_class):
+                # Not yet imported, but taken: the first agent_class() call would silently swap it back.
+                raise ValueError(
+                    f"agent type {kind!r} is already provided by {lazy}; {_target(agent_class)} cannot replace it"
+                )
             register_agent_config(kind, config_class)
+            cls._lazy.pop(kind, None)
             cls._agents[kind] = agent_class
             return agent_class
 
@@ -46,9 +58,11 @@ class AgentRegistry:
         """
         register_agent_config(kind, config_class)
         existing = cls._lazy.get(kind)
-        if (existing is not None and existing != target) or kind in cls._agents:
+        resolved = cls._agents.get(kind)
+        if (existing is not None and existing != target) or (resolved is not None and _target(resolved) != target):
             raise ValueError(f"agent type {kind!r} already has an implementation")
-        cls._lazy[kind] = target
+        if resolved is None:  # the same pair again, after it was imported, stays a no-op
+            cls._lazy[kind] = target
 
     @classmethod
     def register_schema(cls, kind: str, config_class: type[BaseAgentConfig]) -> None:

@@ -20,12 +20,24 @@ def command_text(tool_name: str, parameters: dict[str, Any]) -> str:
 
 
 def _unwrap(tokens: list[str]) -> list[str]:
-    """`bash -lc "x y"` -> the tokens of `x y`; anything else unchanged."""
-    if len(tokens) >= 3 and tokens[0] in _WRAPPERS and tokens[1].startswith("-") and "c" in tokens[1]:
-        try:
-            return shlex.split(tokens[2])
-        except ValueError:
-            return [tokens[2]]
+    """`bash -lc "x y"` (or `bash -e -c ...`) -> the tokens of `x y`; anything else unchanged.
+
+    Only a short-option cluster holding `c` introduces the script: a long option such
+    as `--norc` merely contains the letter.
+    """
+    if not tokens or tokens[0] not in _WRAPPERS:
+        return tokens
+    for i in range(1, len(tokens) - 1):
+        option = tokens[i]
+        if option.startswith("--") and option != "--":
+            continue  # a long option such as --norc or --login
+        if not option.startswith("-") or option in ("-", "--"):
+            break
+        if "c" in option[1:]:
+            try:
+                return shlex.split(tokens[i + 1])
+            except ValueError:
+                return [tokens[i + 1]]
     return tokens
 
 

@@ -42,5 +42,11 @@ class SkillTriggered(Criterion[SkillTriggeredCriterion]):
         expected = YES if spec.expected_skill.strip() == spec.skill_name else NO
         how = f" via {hit.tool_name}" if hit is not None else ""
         detail = f"skill {spec.skill_name!r}: observed {observed}{how}, expected {expected}"
-        return self.result(spec, 1.0 if observed == expected else 0.0, details=detail,
-                           cls=ClassificationCriterionResult, observed_label=observed, expected_label=expected)
+        return self.result(
+            spec,
+            1.0 if observed == expected else 0.0,
+            details=detail,
+            cls=ClassificationCriterionResult,
+            observed_label=observed,
+            expected_label=expected,
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -71,7 +72,26 @@ def staged_reference(directory: Path | None, *, task_file: Path) -> Iterator[tup
             ) from None
         yield staged, digest
     finally:
-        shutil.rmtree(holder, ignore_errors=True)
+        _remove_tree(holder)
+
+
+def _remove_tree(root: Path) -> None:
+    """Delete the staged copy even if its directories were made read-only or unreadable (mode 000).
+
+    rmtree(ignore_errors=True) silently leaves such a tree behind, so restore owner access and retry.
+    """
+    shutil.rmtree(root, ignore_errors=True)
+    if not root.exists():
+        return
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            directory.chmod(stat.S_IRWXU)
+            pending.extend(p for p in directory.iterdir() if p.is_dir() and not p.is_symlink())
+        except OSError:
+            continue
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def verify_unchanged(staged: Path | None, digest: str | None) -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from coder_eval.agents.events import StreamCallback
 from coder_eval.engine.batch import BatchObserver, run_batch
+from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.regrade import RegradeError, regrade_in_place
 from coder_eval.engine.resume import clear_leftovers, partition
@@ -23,6 +27,9 @@ from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run
 from coder_eval.records.run_files import write_run_files
 from coder_eval.sandbox.drivers import PreservationMode
 
+if TYPE_CHECKING:
+    from coder_eval.gateway.server import GatewayThread
+
 
 @dataclass
 class RunRequest:
@@ -36,6 +43,10 @@ class RunRequest:
     grade: bool = True
     resume: bool = False
     junit_xml: Path | None = None
+    backend: str | None = None
+    oracle: bool = False
+    cassettes: Path | None = None
+    stream_factory: Callable[[RunUnit], StreamCallback] | None = None
 
 
 @dataclass
@@ -67,6 +78,45 @@ def _run_dir(request: RunRequest) -> Path:
     return default_run_dir(Path(DEFAULT_RUNS_DIR), new_run_id())
 
 
+BACKENDS = ("direct", "script", "record", "replay", "bedrock")
+
+
+def resolve_backend(requested: str | None) -> str:
+    backend = (requested or os.environ.get("API_BACKEND") or "direct").lower()
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    return backend
+
+
+def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewayThread | None:
+    # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster).
+    """The run's model gateway, unless no unit needs a model or the backend bypasses it (bedrock)."""
+    backend = resolve_backend(request.backend)
+    if backend == "bedrock" or all(u.agent.type == "none" for u in units):
+        return None
+    cassettes = None
+    if backend == "record":
+        cassettes = request.cassettes or run_dir / "cassettes"
+    elif backend == "replay":
+        cassettes = request.cassettes
+        if cassettes is None or not cassettes.is_dir():
+            raise UsageError("--backend replay needs --cassettes DIR (a recorded run's cassettes directory)")
+    from coder_eval.engine.gateway_link import real_api_keys
+    from coder_eval.gateway.server import GatewayThread
+
+    thread = GatewayThread(backend, cassette_dir=cassettes, api_keys=real_api_keys())  # type: ignore[arg-type]
+    thread.start()
+    return thread
+
+
+def _link(gateway: GatewayThread | None, oracle: bool) -> ModelLink | None:
+    if gateway is None:
+        return None
+    from coder_eval.engine.gateway_link import GatewayLink
+
+    return GatewayLink(gateway, oracle=oracle)
+
+
 def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
     out = []
     for unit, prior in owed:
@@ -95,7 +145,14 @@ def run_pipeline(
         units, prior = split.to_run, split.done + _regrade_owed(split.to_grade, run_dir)
     if on_plan is not None:
         on_plan(len(units))
-    options = RunOptions(run_dir=run_dir, grade=request.grade, preservation=request.preservation)
+    gateway = start_gateway(request, units, run_dir)
+    options = RunOptions(
+        run_dir=run_dir,
+        grade=request.grade,
+        preservation=request.preservation,
+        stream_factory=request.stream_factory,
+        model_link=_link(gateway, request.oracle),
+    )
     fresh: list[EvaluationResult] = []
     try:
         fresh = asyncio.run(run_batch(units, options, max_parallel=request.max_parallel, observer=observer))
@@ -103,6 +160,8 @@ def run_pipeline(
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
         raise
     finally:
+        if gateway is not None:
+            gateway.stop()
         clear_leftovers(run_dir)
         from coder_eval.records.store import read_task_results
 

@@ -79,7 +79,9 @@ class Sandbox:
         self.was_adopted = True
         shims = self.root / "cli_mocks"
         venv_bin = self.root / ".venv" / "bin"
-        self.bin_dirs = [d for d in [shims, *self._mock_dirs(), venv_bin] if d.is_dir()]
+        # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
+        node_bin = self.root / "node_modules" / ".bin" if self.config.node and self.config.node.packages else None
+        self.bin_dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
         return self.root
 
     def _mock_dirs(self) -> list[Path]:

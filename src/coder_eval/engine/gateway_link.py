@@ -1,0 +1,109 @@
+"""ModelLink on the model gateway: one route per unit, its env for the agent, its records after."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coder_eval.engine.agent_phase import AgentPhase, total_usage
+from coder_eval.engine.task_log import TaskLog
+from coder_eval.engine.units import RunUnit
+from coder_eval.gateway.server import GatewayThread, Route
+from coder_eval.gateway.source import Budget, ReplySource
+
+DUMMY_KEY = "coder-eval-gateway"
+API_KEY_VARS = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai_chat": "OPENAI_API_KEY",
+    "openai_responses": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+}
+
+
+def provider_env(route: Route) -> dict[str, str]:
+    """Point every supported client at the route (the token in the path attributes the calls)."""
+    return {
+        "ANTHROPIC_BASE_URL": route.base_url,
+        "ANTHROPIC_API_KEY": DUMMY_KEY,
+        "OPENAI_BASE_URL": f"{route.base_url}/v1",
+        "OPENAI_API_KEY": route.token,
+        "CODEX_BASE_URL": f"{route.base_url}/v1",
+        "CODEX_API_KEY": route.token,
+        "GOOGLE_GEMINI_BASE_URL": route.base_url,
+        "GEMINI_API_KEY": route.token,
+    }
+
+
+def real_api_keys(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The provider keys the gateway forwards upstream in direct/record mode (never given to agents)."""
+    source = os.environ if env is None else env
+    return {proto: source[var] for proto, var in API_KEY_VARS.items() if source.get(var)}
+
+
+def budget_for(unit: RunUnit) -> Budget | None:
+    limits = unit.task.definition.run_limits
+    if not any(
+        v is not None
+        for v in (limits.max_input_tokens, limits.max_output_tokens, limits.max_total_tokens, limits.max_usd)
+    ):
+        return None
+    return Budget(limits.max_input_tokens, limits.max_output_tokens, limits.max_total_tokens, limits.max_usd)
+
+
+def route_key(unit: RunUnit) -> str:
+    return f"{unit.variant_id}/{unit.task_id}/{unit.replicate_index:02d}"
+
+
+@dataclass
+class _OpenRoute:
+    thread: GatewayThread
+    route: Route
+    env: dict[str, str] = field(default_factory=dict)
+
+    def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
+        self.thread.close_route(self.route)
+        calls = list(self.route.calls)
+        agent = total_usage(phase.turns)
+        gateway = self.route.usage
+        if phase.turns:
+            # The gateway saw every call, so its bill is the unit's cost (the agent's own figure
+            # would price tokens it may not have reported, at rates it guessed).
+            for i, turn in enumerate(phase.turns):
+                usage = turn.token_usage.model_copy(update={"total_cost_usd": 0.0})
+                phase.turns[i] = turn.model_copy(update={"token_usage": usage})
+            last = phase.turns[-1]
+            billed = last.token_usage.model_copy(update={"total_cost_usd": gateway.total_cost_usd})
+            phase.turns[-1] = last.model_copy(
+                update={"provider_call_costs": [*last.provider_call_costs, *calls], "token_usage": billed}
+            )
+        env_info["gateway_calls"] = len(calls)
+        env_info["gateway_usage"] = gateway.model_dump(mode="json")
+        if gateway.total_tokens != agent.total_tokens:
+            env_info["token_divergence"] = {"gateway_total": gateway.total_tokens, "agent_total": agent.total_tokens}
+            log.add(f"token totals differ: gateway {gateway.total_tokens}, agent {agent.total_tokens}")
+        if self.route.budget_exceeded is not None:
+            phase.outcome = "cost_budget" if self.route.budget_exceeded == "usd" else "token_budget"
+            phase.error = f"the gateway refused a call: {self.route.budget_exceeded} budget spent"
+            log.add(phase.error)
+
+
+class GatewayLink:
+    """Opens a gateway route per unit; in script mode the route answers from the task's script."""
+
+    def __init__(self, thread: GatewayThread, *, oracle: bool = False) -> None:
+        self.thread = thread
+        self.oracle = oracle
+
+    def open(self, unit: RunUnit, workspace: Path) -> _OpenRoute:
+        source: ReplySource | None = None
+        if self.thread.gateway.mode == "script":
+            from coder_eval.gateway.script import ScriptedModel
+            from coder_eval.gateway.script_file import script_for
+
+            source = ScriptedModel(script_for(unit.task, oracle=self.oracle), cwd=str(workspace))
+        route = self.thread.open_route(
+            route_key(unit), source=source, budget=budget_for(unit), model_hint=unit.agent.model
+        )
+        return _OpenRoute(self.thread, route, provider_env(route))

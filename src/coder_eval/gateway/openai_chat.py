@@ -1,0 +1,479 @@
+"""OpenAI Chat Completions (`POST /v1/chat/completions`) as a gateway wire protocol.
+
+The module also holds the small helpers the OpenAI Responses and Gemini protocols
+share with it: building a neutral conversation, splitting text into stream pieces,
+and writing server-sent events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from aiohttp import web
+
+from coder_eval.gateway.protocol import WireProtocol, register_protocol
+from coder_eval.gateway.types import (
+    GatewayError,
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+)
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON, as the providers send it."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def new_id(prefix: str) -> str:
+    """A fresh provider-style identifier such as `chatcmpl-3f2a…`."""
+    return f"{prefix}{uuid.uuid4().hex}"
+
+
+def int_or_none(value: Any) -> int | None:
+    """`value` as an int when it is a whole number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
+
+
+def as_int(value: Any) -> int:
+    """`value` as an int, 0 when it is missing or not a number."""
+    number = int_or_none(value)
+    return number if number is not None else 0
+
+
+def str_or_none(value: Any) -> str | None:
+    """`value` when it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty dict."""
+    return value if isinstance(value, dict) else {}
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments from a JSON string (or object); a non-object is kept under `_raw`."""
+    if isinstance(raw, dict):
+        return raw
+    if raw is None or raw == "":
+        return {}
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError:
+        return {"_raw": raw}
+    return value if isinstance(value, dict) else {"_raw": raw}
+
+
+def text_pieces(text: str, size: int = 24) -> list[str]:
+    """`text` cut at word boundaries into stream deltas of about `size` characters (joined, they are `text`)."""
+    pieces: list[str] = []
+    current = ""
+    for word in re.findall(r"\S+\s*|\s+", text):
+        current += word
+        if len(current) >= size:
+            pieces.append(current)
+            current = ""
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def string_pieces(text: str, size: int = 64) -> list[str]:
+    """`text` cut into fixed-size pieces (for streamed tool-call arguments)."""
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def add_user_text(messages: list[Message], text: str) -> None:
+    """Append user text, merging into a trailing user entry (tool results and text share one turn)."""
+    if not text:
+        return
+    last = messages[-1] if messages else None
+    if last is not None and last.role == "user":
+        last.text = f"{last.text}\n{text}" if last.text else text
+    else:
+        messages.append(Message(role="user", text=text))
+
+
+def add_tool_result(messages: list[Message], result: ToolResult) -> None:
+    """Append a tool result to the trailing user entry, opening one when needed."""
+    last = messages[-1] if messages else None
+    if last is None or last.role != "user":
+        last = Message(role="user")
+        messages.append(last)
+    last.tool_results.append(result)
+
+
+def add_assistant(messages: list[Message], text: str = "", calls: Iterable[ToolCall] = ()) -> None:
+    """Append assistant text and tool calls, merging into a trailing assistant entry."""
+    last = messages[-1] if messages else None
+    if last is None or last.role != "assistant":
+        last = Message(role="assistant")
+        messages.append(last)
+    if text:
+        last.text = f"{last.text}\n{text}" if last.text else text
+    last.tool_calls.extend(calls)
+
+
+def parts_text(content: Any) -> str:
+    """Text of an OpenAI message content: a string, or a list of text parts (other parts are skipped)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)]
+    return "\n".join(texts)
+
+
+def replace_header(headers: Mapping[str, str], name: str, value: str, *, drop: Iterable[str] = ()) -> dict[str, str]:
+    """A copy of `headers` with `name` set to `value` and `drop` removed, case-insensitively."""
+    gone = {name.lower(), *(d.lower() for d in drop)}
+    out = {k: v for k, v in headers.items() if k.lower() not in gone}
+    out[name] = value
+    return out
+
+
+def sse_lines(body: bytes) -> list[tuple[str, str]]:
+    """The (event, data) pairs of a server-sent event stream."""
+    events: list[tuple[str, str]] = []
+    event, data = "", list[str]()
+    for line in body.decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            if data:
+                events.append((event, "\n".join(data)))
+            event, data = "", []
+        elif line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    if data:
+        events.append((event, "\n".join(data)))
+    return events
+
+
+def sse_json(body: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """The (event, JSON object) pairs of a server-sent event stream; non-JSON data ([DONE]) is skipped."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for event, data in sse_lines(body):
+        try:
+            value = json.loads(data)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append((event, value))
+    return out
+
+
+def load_json(body: bytes) -> Any:
+    """`body` parsed as JSON, None when it is not JSON."""
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+async def open_sse(http: web.Request, headers: Mapping[str, str] | None = None) -> web.StreamResponse:
+    """Start a 200 `text/event-stream` response."""
+    resp = web.StreamResponse(
+        status=200,
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **(headers or {})},
+    )
+    await resp.prepare(http)
+    return resp
+
+
+async def send_sse(
+    http: web.Request, frames: Iterable[str], headers: Mapping[str, str] | None = None
+) -> web.StreamResponse:
+    """Stream already-formatted SSE frames and finish the response."""
+    resp = await open_sse(http, headers)
+    for frame in frames:
+        await resp.write(frame.encode("utf-8"))
+    await resp.write_eof()
+    return resp
+
+
+def overload_status(status: int) -> int:
+    """Anthropic's 529 (overloaded) as the 503 the OpenAI and Gemini APIs use; other statuses unchanged."""
+    return 503 if status == 529 else status
+
+
+# --------------------------------------------------------------------------- OpenAI usage and errors
+
+
+def openai_usage_numbers(usage: Usage) -> tuple[int, int, int]:
+    """(prompt tokens, cached tokens, completion tokens) of a neutral usage, OpenAI-style (prompt includes cache)."""
+    prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+    return prompt, usage.cache_read_input_tokens, usage.output_tokens
+
+
+def openai_usage(prompt: int, completion: int, details_in: Mapping[str, Any], details_out: Mapping[str, Any]) -> Usage:
+    """The neutral usage of OpenAI numbers: uncached input = prompt − cached − cache writes."""
+    cached = as_int(details_in.get("cached_tokens"))
+    written = as_int(details_in.get("cache_write_tokens"))
+    return Usage(
+        input_tokens=max(prompt - cached - written, 0),
+        output_tokens=completion,
+        cache_creation_input_tokens=written,
+        cache_read_input_tokens=cached,
+        reasoning_tokens=as_int(details_out.get("reasoning_tokens")),
+    )
+
+
+_OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("permission_error", None),
+    404: ("invalid_request_error", None),
+    429: ("requests", "rate_limit_exceeded"),
+    500: ("server_error", None),
+    503: ("server_error", "server_overloaded"),
+}
+
+
+def openai_error(err: GatewayError) -> web.Response:
+    """OpenAI's error body `{"error": {message, type, param, code}}` for `err` (529 answers as 503)."""
+    status = overload_status(err.status)
+    kind, code = _OPENAI_ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
+    if err.kind == "insufficient_quota":
+        kind, code = "insufficient_quota", "insufficient_quota"
+    body = {"error": {"message": err.message, "type": kind, "param": None, "code": code}}
+    return web.Response(
+        status=status,
+        text=dumps(body),
+        content_type="application/json",
+        headers={"x-request-id": new_id("req_")},
+    )
+
+
+def bearer_headers(headers: Mapping[str, str], api_key: str | None) -> dict[str, str]:
+    """Forwarded headers with `Authorization: Bearer <api_key>` when a key is configured."""
+    if not api_key:
+        return dict(headers)
+    return replace_header(headers, "Authorization", f"Bearer {api_key}")
+
+
+# --------------------------------------------------------------------------- Chat Completions
+
+_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+
+
+def parse_chat_messages(items: list[Any]) -> tuple[str, list[Message]]:
+    """System text and neutral conversation of a Chat Completions `messages` list."""
+    system: list[str] = []
+    messages: list[Message] = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise GatewayError(400, "each entry of 'messages' must be an object", "invalid_request_error")
+        role = item.get("role")
+        text = parts_text(item.get("content"))
+        if role in ("system", "developer"):
+            if text:
+                system.append(text)
+        elif role == "user":
+            add_user_text(messages, text)
+        elif role == "assistant":
+            add_assistant(messages, text, _chat_tool_calls(item.get("tool_calls")))
+        elif role in ("tool", "function"):
+            call_id = item.get("tool_call_id") or item.get("name") or ""
+            add_tool_result(messages, ToolResult(call_id=str(call_id), content=text))
+        else:
+            raise GatewayError(400, f"unsupported message role {role!r}", "invalid_request_error")
+    return "\n\n".join(system), messages
+
+
+def _chat_tool_calls(raw: Any) -> list[ToolCall]:
+    """Neutral tool calls of an assistant message's `tool_calls`."""
+    calls: list[ToolCall] = []
+    for entry in map(as_dict, raw if isinstance(raw, list) else []):
+        fn = as_dict(entry.get("function"))
+        if fn.get("name"):
+            arguments = parse_arguments(fn.get("arguments"))
+            calls.append(ToolCall(id=str(entry.get("id") or ""), name=str(fn["name"]), arguments=arguments))
+    return calls
+
+
+def parse_chat_tools(raw: Any) -> list[ToolSpec]:
+    """Function tools of a Chat Completions `tools` list (other tool types are ignored)."""
+    specs: list[ToolSpec] = []
+    for entry in raw if isinstance(raw, list) else []:
+        fn = as_dict(as_dict(entry).get("function"))
+        if as_dict(entry).get("type", "function") == "function" and fn.get("name"):
+            specs.append(
+                ToolSpec(
+                    name=str(fn["name"]),
+                    description=str(fn.get("description") or ""),
+                    input_schema=as_dict(fn.get("parameters")),
+                )
+            )
+    return specs
+
+
+def finish_reason(reply: ModelReply) -> str:
+    """Chat `finish_reason` of a reply: length, tool_calls or stop."""
+    if reply.stop_reason == "max_tokens":
+        return "length"
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
+def chat_usage(usage: Usage) -> dict[str, Any]:
+    """The Chat Completions `usage` object of a neutral usage."""
+    prompt, cached, completion = openai_usage_numbers(usage)
+    details: dict[str, Any] = {"cached_tokens": cached, "audio_tokens": 0}
+    if usage.cache_creation_input_tokens:
+        details["cache_write_tokens"] = usage.cache_creation_input_tokens
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": details,
+        "completion_tokens_details": {
+            "reasoning_tokens": usage.reasoning_tokens,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def usage_from_chat(raw: Mapping[str, Any]) -> Usage:
+    """The neutral usage of a Chat Completions `usage` object."""
+    return openai_usage(
+        as_int(raw.get("prompt_tokens")),
+        as_int(raw.get("completion_tokens")),
+        as_dict(raw.get("prompt_tokens_details")),
+        as_dict(raw.get("completion_tokens_details")),
+    )
+
+
+def chat_completion(reply: ModelReply, model: str, completion_id: str, created: int) -> dict[str, Any]:
+    """The `chat.completion` object answering with `reply`."""
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.text or None,
+        "refusal": None,
+        "annotations": [],
+    }
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": dumps(call.arguments)}}
+            for call in reply.tool_calls
+        ]
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(reply)}],
+        "usage": chat_usage(reply.usage),
+        "service_tier": "default",
+        "system_fingerprint": None,
+    }
+
+
+def chat_chunks(
+    reply: ModelReply, model: str, completion_id: str, created: int, *, include_usage: bool
+) -> list[dict[str, Any]]:
+    """The `chat.completion.chunk` objects streaming `reply`, in the order the API sends them."""
+    base: dict[str, Any] = {
+        "id": completion_id,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "service_tier": "default",
+        "system_fingerprint": None,
+    }
+    if include_usage:
+        base["usage"] = None
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    chunks += [chunk({"content": piece}) for piece in text_pieces(reply.text)]
+    for index, call in enumerate(reply.tool_calls):
+        head = {"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
+        chunks.append(chunk({"tool_calls": [head]}))
+        chunks += [
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            for piece in string_pieces(dumps(call.arguments))
+        ]
+    chunks.append(chunk({}, finish_reason(reply)))
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": chat_usage(reply.usage)})
+    return chunks
+
+
+@register_protocol
+class OpenAIChatProtocol(WireProtocol):
+    """OpenAI Chat Completions, plain JSON or `stream: true` SSE ending in `data: [DONE]`."""
+
+    name: ClassVar[str] = "openai_chat"
+    upstream: ClassVar[str] = "https://api.openai.com"
+
+    def owns(self, method: str, path: str) -> bool:
+        """True for `POST /v1/chat/completions` (and `/chat/completions`)."""
+        return method.upper() == "POST" and path.rstrip("/") in _PATHS
+
+    def parse(self, path: str, query: dict[str, str], body: dict[str, Any]) -> ModelRequest:
+        """The neutral request of a Chat Completions body."""
+        items = body.get("messages")
+        if not isinstance(items, list):
+            raise GatewayError(400, "'messages' must be a list", "invalid_request_error")
+        system, messages = parse_chat_messages(items)
+        return ModelRequest(
+            protocol=self.name,
+            model=str(body.get("model") or ""),
+            messages=messages,
+            tools=parse_chat_tools(body.get("tools")),
+            system=system,
+            stream=bool(body.get("stream")),
+            max_tokens=int_or_none(body.get("max_completion_tokens", body.get("max_tokens"))),
+            raw=body,
+        )
+
+    async def respond(self, http: web.Request, request: ModelRequest, reply: ModelReply) -> web.StreamResponse:
+        """A `chat.completion` JSON body, or the chunk stream when the request streams."""
+        model = reply.model or request.model
+        completion_id, created = new_id("chatcmpl-"), int(time.time())
+        headers = {"x-request-id": new_id("req_")}
+        if not request.stream:
+            return web.json_response(
+                chat_completion(reply, model, completion_id, created), headers=headers, dumps=dumps
+            )
+        include_usage = bool(as_dict(request.raw.get("stream_options")).get("include_usage"))
+        chunks = chat_chunks(reply, model, completion_id, created, include_usage=include_usage)
+        frames = [f"data: {dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+        return await send_sse(http, frames, headers)
+
+    def error(self, err: GatewayError) -> web.Response:
+        """OpenAI's error body for `err`."""
+        return openai_error(err)
+
+    def usage_from_response(self, body: bytes, *, streamed: bool) -> tuple[Usage, str | None]:
+        """Usage and model of a `chat.completion` body or of a chunk stream (its usage chunk)."""
+        doc = load_json(body)
+        if isinstance(doc, dict):
+            return usage_from_chat(as_dict(doc.get("usage"))), str_or_none(doc.get("model"))
+        usage, model = Usage(), None
+        for _, chunk in sse_json(body):
+            model = str_or_none(chunk.get("model")) or model
+            if isinstance(chunk.get("usage"), dict):
+                usage = usage_from_chat(chunk["usage"])
+        return usage, model
+
+    def upstream_headers(self, headers: dict[str, str], api_key: str | None) -> dict[str, str]:
+        """Forwarded headers carrying the key as `Authorization: Bearer`."""
+        return bearer_headers(headers, api_key)
