@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -26,80 +26,94 @@ PerStratum = Annotated[
     int | None, typer.Option("--sample-per-stratum", min=1, help="Dataset tasks: N rows per stratum.")
 ]
 Junit = Annotated[Path | None, typer.Option("--junit-xml", help="Also write a JUnit XML report here.")]
+Backend = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        "-b",
+        envvar="API_BACKEND",
+        help="Model route: direct (the provider), script (scripted model), record, replay, bedrock.",
+    ),
+]
+Stream = Annotated[str | None, typer.Option("--stream", "-s", help="Print agent events live: full or minimal.")]
+Oracle = Annotated[bool, typer.Option("--oracle", help="Script mode: derive each script from the task's reference.")]
+Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
 
 
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def _pipeline(
-    *,
-    grade: bool,
-    paths: list[str] | None,
-    max_parallel: int,
-    tags: str | None,
-    exclude_tags: str | None,
-    include_skipped: bool,
-    agent_type: str | None,
-    repeats: int,
-    run_dir: Path | None,
-    preservation_mode: str | None,
-    resume: bool,
-    sample: int | None,
-    sample_per_stratum: int | None,
-    junit_xml: Path | None,
-) -> None:
-    from coder_eval.cli.output import err, out
-    from coder_eval.cli.progress import Progress
-    from coder_eval.engine.run import RunRequest, run_pipeline
+def _check_choices(opts: dict[str, Any]) -> Any:
     from coder_eval.errors import UsageError
-    from coder_eval.loading.loader import SelectOptions
     from coder_eval.models.agent import agent_config_class
     from coder_eval.sandbox.drivers import PreservationMode
 
     mode = None
-    if preservation_mode is not None:
+    if opts["preservation_mode"] is not None:
         try:
-            mode = PreservationMode(preservation_mode.upper())
+            mode = PreservationMode(opts["preservation_mode"].upper())
         except ValueError:
             raise UsageError("--preservation-mode must be NONE, MOVE_ON_WRITE or DIRECT_WRITE") from None
-    if agent_type is not None:
+    if opts["agent_type"] is not None:
         from coder_eval.plugins import ensure_plugins_loaded
 
         ensure_plugins_loaded()
         try:
-            agent_config_class(agent_type)
+            agent_config_class(opts["agent_type"])
         except ValueError as exc:
             raise UsageError(f"--type: {exc}") from None
+    if opts["stream"] not in (None, "full", "minimal"):
+        raise UsageError("--stream must be full or minimal")
+    return mode
+
+
+def _pipeline(*, grade: bool, **opts: Any) -> None:
+    from coder_eval.cli.output import err, out
+    from coder_eval.cli.progress import Progress
+    from coder_eval.engine.run import RunRequest, run_pipeline
+    from coder_eval.loading.loader import SelectOptions
+
+    mode = _check_choices(opts)
+    stream_factory = None
+    if opts["stream"]:
+        from coder_eval.cli.stream import stream_factory as make_stream
+
+        stream_factory = make_stream(out(), opts["stream"])
     request = RunRequest(
-        paths=list(paths or []),
-        max_parallel=max_parallel,
-        repeats=repeats,
-        type_override=agent_type,
-        run_dir=run_dir,
+        paths=list(opts["paths"] or []),
+        max_parallel=opts["max_parallel"],
+        repeats=opts["repeats"],
+        type_override=opts["agent_type"],
+        run_dir=opts["run_dir"],
         preservation=mode,
         grade=grade,
-        resume=resume,
-        junit_xml=junit_xml,
+        resume=opts["resume"],
+        junit_xml=opts.get("junit_xml"),
+        backend=opts["backend"],
+        oracle=opts["oracle"],
+        cassettes=opts["cassettes"],
+        stream_factory=stream_factory,
         select=SelectOptions(
-            sample=sample,
-            sample_per_stratum=sample_per_stratum,
-            tags=_split(tags),
-            exclude_tags=_split(exclude_tags),
-            include_skipped=include_skipped,
+            sample=opts["sample"],
+            sample_per_stratum=opts["sample_per_stratum"],
+            tags=_split(opts["tags"]),
+            exclude_tags=_split(opts["exclude_tags"]),
+            include_skipped=opts["include_skipped"],
         ),
     )
-    progress = Progress(total=0, console=out())
+    progress = Progress(total=0, console=out(), live=False if stream_factory else None)
     with progress:
         outcome = run_pipeline(request, observer=progress.observer(), on_plan=progress.set_total)
     for error in outcome.load_errors:
         err().print(f"[red]invalid task file, not run:[/] {error.render()}", markup=True, highlight=False)
     s = outcome.summary
     rate = "n/a" if s.pass_rate is None else f"{s.pass_rate:.1%}"
+    cost = "" if s.total_cost_usd is None else f"; cost ${s.total_cost_usd:.4f}" + ("" if s.cost_complete else "+")
     out().print(
         f"{s.tasks_run} run: {s.tasks_succeeded} succeeded, {s.tasks_failed} failed, {s.tasks_error} errors"
         + (f", {s.tasks_not_graded} not graded" if s.tasks_not_graded else "")
-        + f"; pass rate {rate}; records in {outcome.run_dir}",
+        + f"; pass rate {rate}{cost}; records in {outcome.run_dir}",
         highlight=False,
     )
     raise typer.Exit(outcome.exit_code)
@@ -120,24 +134,13 @@ def run(
     sample: Sample = None,
     sample_per_stratum: PerStratum = None,
     junit_xml: Junit = None,
+    backend: Backend = None,
+    stream: Stream = None,
+    oracle: Oracle = False,
+    cassettes: Cassettes = None,
 ) -> None:
     """Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input."""
-    _pipeline(
-        grade=True,
-        paths=paths,
-        max_parallel=max_parallel,
-        tags=tags,
-        exclude_tags=exclude_tags,
-        include_skipped=include_skipped,
-        agent_type=agent_type,
-        repeats=repeats,
-        run_dir=run_dir,
-        preservation_mode=preservation_mode,
-        resume=resume,
-        sample=sample,
-        sample_per_stratum=sample_per_stratum,
-        junit_xml=junit_xml,
-    )
+    _pipeline(grade=True, **{k: v for k, v in locals().items()})
 
 
 @guarded
@@ -154,21 +157,10 @@ def execute(
     resume: Resume = False,
     sample: Sample = None,
     sample_per_stratum: PerStratum = None,
+    backend: Backend = None,
+    stream: Stream = None,
+    oracle: Oracle = False,
+    cassettes: Cassettes = None,
 ) -> None:
     """Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`."""
-    _pipeline(
-        grade=False,
-        paths=paths,
-        max_parallel=max_parallel,
-        tags=tags,
-        exclude_tags=exclude_tags,
-        include_skipped=include_skipped,
-        agent_type=agent_type,
-        repeats=repeats,
-        run_dir=run_dir,
-        preservation_mode=preservation_mode,
-        resume=resume,
-        sample=sample,
-        sample_per_stratum=sample_per_stratum,
-        junit_xml=None,
-    )
+    _pipeline(grade=False, **{k: v for k, v in locals().items()})

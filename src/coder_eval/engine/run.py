@@ -104,7 +104,17 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
     from coder_eval.engine.gateway_link import real_api_keys
     from coder_eval.gateway.server import GatewayThread
 
-    thread = GatewayThread(backend, cassette_dir=cassettes, api_keys=real_api_keys())  # type: ignore[arg-type]
+    upstreams = {
+        name: os.environ[var]
+        for name in ("anthropic", "openai_chat", "openai_responses", "gemini")
+        if os.environ.get(var := f"CODER_EVAL_UPSTREAM_{name.upper()}")
+    }
+    thread = GatewayThread(
+        backend,  # type: ignore[arg-type]
+        cassette_dir=cassettes,
+        api_keys=real_api_keys(),
+        upstreams=upstreams,
+    )
     thread.start()
     return thread
 

@@ -250,12 +250,19 @@ class AnthropicMessages(WireProtocol):
         if not isinstance(raw_messages, list):
             raise GatewayError(400, "messages: expected a list", "invalid_request_error")
         max_tokens = body.get("max_tokens")
+        # Recent Claude Code versions also send mid-conversation `system` entries; they are
+        # instructions, not turns, so they join the system text.
+        inline_system = [
+            _text_of(m.get("content")) for m in raw_messages if isinstance(m, dict) and m.get("role") == "system"
+        ]
+        turns = [(i, m) for i, m in enumerate(raw_messages) if not (isinstance(m, dict) and m.get("role") == "system")]
+        system = "\n\n".join(t for t in [_text_of(body.get("system", "")), *inline_system] if t)
         return ModelRequest(
             protocol=self.name,
             model=str(body.get("model") or ""),
-            messages=[_parse_message(i, m) for i, m in enumerate(raw_messages)],
+            messages=[_parse_message(i, m) for i, m in turns],
             tools=_parse_tools(body.get("tools")),
-            system=_text_of(body.get("system", "")),
+            system=system,
             stream=bool(body.get("stream", False)),
             max_tokens=max_tokens if isinstance(max_tokens, int) else None,
             raw=body,
