@@ -107,3 +107,34 @@ class GatewayLink:
             route_key(unit), source=source, budget=budget_for(unit), model_hint=unit.agent.model
         )
         return _OpenRoute(self.thread, route, provider_env(route))
+
+
+BEDROCK_VARS = (
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+)
+
+
+@dataclass
+class _DirectToBedrock:
+    env: dict[str, str] = field(default_factory=dict)
+
+    def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
+        env_info["api_backend"] = "bedrock (no gateway: token and cost figures are the agent's own)"
+
+
+class BedrockLink:
+    """Bedrock bypasses the gateway: the agent gets the AWS credentials and calls AWS itself."""
+
+    def open(self, unit: RunUnit, workspace: Path) -> _DirectToBedrock:
+        env = {k: os.environ[k] for k in BEDROCK_VARS if os.environ.get(k)}
+        env["CLAUDE_CODE_USE_BEDROCK"] = "1"
+        if os.environ.get("BEDROCK_MODEL"):
+            env["ANTHROPIC_MODEL"] = os.environ["BEDROCK_MODEL"]
+        return _DirectToBedrock(env)

@@ -119,7 +119,11 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
     return thread
 
 
-def _link(gateway: GatewayThread | None, oracle: bool) -> ModelLink | None:
+def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLink | None:
+    if backend == "bedrock":
+        from coder_eval.engine.gateway_link import BedrockLink
+
+        return BedrockLink()
     if gateway is None:
         return None
     from coder_eval.engine.gateway_link import GatewayLink
@@ -161,7 +165,7 @@ def run_pipeline(
         grade=request.grade,
         preservation=request.preservation,
         stream_factory=request.stream_factory,
-        model_link=_link(gateway, request.oracle),
+        model_link=_link(gateway, request.oracle, resolve_backend(request.backend)),
     )
     fresh: list[EvaluationResult] = []
     try:
