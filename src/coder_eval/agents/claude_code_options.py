@@ -22,11 +22,12 @@ exec "{cli}" "$@"
 
 def bundled_cli() -> Path | None:
     """The Claude Code CLI shipped inside the claude-agent-sdk wheel, if present."""
-    try:
-        import claude_agent_sdk
-    except ImportError:
+    import importlib.util
+
+    spec = importlib.util.find_spec("claude_agent_sdk")  # locate without importing (start-up time)
+    if spec is None or spec.origin is None:
         return None
-    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / ("claude.exe" if os.name == "nt" else "claude")
+    path = Path(spec.origin).parent / "_bundled" / ("claude.exe" if os.name == "nt" else "claude")
     return path if path.is_file() else None
 
 

@@ -22,6 +22,12 @@ _CREDENTIALS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _bundled_claude() -> bool:
+    from coder_eval.agents.claude_code_options import bundled_cli
+
+    return bundled_cli() is not None
+
+
 def _claude_logged_in() -> bool:
     return (Path.home() / ".claude" / ".credentials.json").is_file()
 
@@ -36,7 +42,7 @@ def _credential_warning(kind: str, model: str | None) -> str | None:
         return None
     if kind == "claude-code" and _claude_logged_in():
         return None
-    return f"no credentials for {kind}: set {' or '.join(names)} (not needed for the scripted backend)"
+    return f"no credentials for {kind}: set {' or '.join(names)} (not needed with --backend script)"
 
 
 def environment_warnings(tasks: list[TaskDefinition], *, implemented: set[str]) -> list[str]:
@@ -47,6 +53,8 @@ def environment_warnings(tasks: list[TaskDefinition], *, implemented: set[str]) 
         if kind not in implemented:
             warnings.append(f"agent type {kind!r} validates, but this version of Coder Eval cannot run it yet")
         binary = AGENT_BINARIES.get(kind)
+        if kind == "claude-code" and _bundled_claude():
+            binary = None  # the SDK wheel ships the CLI
         if binary and shutil.which(binary) is None:
             warnings.append(f"{binary!r} is not on PATH (needed by agent type {kind!r})")
         models = {t.agent.model if t.agent else None for t in tasks if (t.agent_type or "claude-code") == kind}
