@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# The main job: grade the shipped example solution against its task (no key, no network).
+# The main job: the real Claude Code CLI (bundled with claude-agent-sdk) works through the
+# example suite against the scripted model on the local gateway. No API key, no network
+# beyond PyPI for the first bootstrap. Extra arguments go to `coder-eval run` (e.g.
+# `--stream full`). The deliberately failing example (tag example-fail) is left out; run the
+# whole suite with `.venv/bin/coder-eval run examples/tasks -b script` to see it fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
+# The tasks call `python`; many machines only have `python3`. The venv provides `python`
+# for the agent's shell and the criteria alike.
+export PATH="$PWD/.venv/bin:$PATH"
 .venv/bin/coder-eval plan examples/tasks
-.venv/bin/coder-eval evaluate examples/tasks/word_count/task.yaml examples/solutions/word_count "$@"
+.venv/bin/coder-eval run examples/tasks -b script --exclude-tags example-fail -j 2 "$@"
 .venv/bin/coder-eval report runs/latest

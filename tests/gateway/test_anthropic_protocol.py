@@ -106,7 +106,7 @@ def test_parse_accepts_a_plain_string_system() -> None:
     [
         {"model": "m"},
         {"model": "m", "messages": "hi"},
-        {"model": "m", "messages": [{"role": "system", "content": "x"}]},
+        {"model": "m", "messages": [{"role": "tool", "content": "x"}]},
         {"model": "m", "messages": [{"role": "user", "content": 3}]},
     ],
 )
@@ -264,3 +264,17 @@ def test_upstream_headers_replace_the_agents_key_only_when_configured() -> None:
 
 def test_iter_sse_data_skips_non_json_lines() -> None:
     assert iter_sse_data(b'event: x\ndata: {"a":1}\n\ndata: [DONE]\n\n: comment\n') == [{"a": 1}]
+
+
+def test_inline_system_messages_join_the_system_text() -> None:
+    body = {
+        "model": "m",
+        "system": "base",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "system", "content": [{"type": "text", "text": "extra"}]},
+        ],
+    }
+    request = PROTO.parse("/v1/messages", {}, body)
+    assert request.system == "base\n\nextra"
+    assert [m.role for m in request.messages] == ["user"]

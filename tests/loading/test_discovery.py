@@ -290,3 +290,21 @@ def test_loaded_task_knows_its_source(tmp_path: Path) -> None:
     (task,) = load(tmp_path).tasks
     assert task.source_file.resolve() == path.resolve()
     assert task.task_dir == path.parent.resolve()
+
+
+def test_system_prompt_file_is_read_into_system_prompt(tmp_path: Path) -> None:
+    from coder_eval.loading.loader import expand_dataset, load_task_file
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "persona.md").write_text("Be terse.")
+    task_file = tmp_path / "t.yaml"
+    task_file.write_text(
+        "task_id: t\ndescription: d\ninitial_prompt: p\n"
+        "agent: {type: claude-code, system_prompt_file: prompts/persona.md}\n"
+        "success_criteria: [{type: file_exists, path: a, description: a}]\n"
+    )
+    definition, raw = load_task_file(task_file)
+    (loaded,) = expand_dataset(definition, raw, task_file)
+    assert loaded.definition.agent is not None
+    assert loaded.definition.agent.system_prompt == "Be terse."
+    assert loaded.definition.agent.system_prompt_file is None

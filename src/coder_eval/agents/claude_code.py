@@ -40,6 +40,7 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
         self.home: Path | None = None
         self.launcher: Path | None = None
         self.pidfile: Path | None = None
+        self.cli: str | None = None
         self.cli_env: dict[str, str] = {}
         self.stderr_tail: list[str] = []
 
@@ -53,6 +54,7 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
         self.working_directory = working_directory
         self.home = Path(tempfile.mkdtemp(prefix="coder-eval-home-"))
         cli = resolve_cli(self.config)
+        self.cli = cli
         self.launcher, self.pidfile = write_launcher(self.home, cli)
         self.cli_env = cli_env(self.env, isolated_home(self.home), list(env_path_prepend or []))
         self.state = "started"
@@ -105,7 +107,22 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
             resume=self.session_id,
             stderr=self._on_stderr,
         )
-        stream = query(prompt=prompt, options=options)
+        consumer = asyncio.ensure_future(self._consume(query(prompt=prompt, options=options), translator, should_stop))
+        try:
+            # Shielded, so a turn timeout or task deadline reaches this frame first: the CLI's
+            # group is killed before the SDK's own cleanup runs, which would otherwise give the
+            # CLI a grace period (5 s, then SIGTERM and 5 s more) while the caller waits for it.
+            return await asyncio.shield(consumer)
+        except asyncio.CancelledError:
+            self.kill_sync()
+            consumer.cancel()
+            with contextlib.suppress(BaseException):
+                await consumer
+            raise
+
+    @staticmethod
+    async def _consume(stream: Any, translator: SdkTranslator, should_stop: ShouldStop | None) -> bool:
+        """Feed the SDK's messages to the translator; True when `should_stop` ended the turn."""
         try:
             async for message in stream:
                 translator.feed(message)
@@ -113,7 +130,7 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
                     return True
         finally:
             with contextlib.suppress(Exception):
-                await stream.aclose()  # type: ignore[attr-defined]
+                await stream.aclose()
         return False
 
     def _finish(self, collector: EventCollector, translator: SdkTranslator, stopped: bool) -> TurnRecord:
@@ -146,15 +163,17 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
         return f" (CLI stderr: {' | '.join(self.stderr_tail)[-600:]})" if self.stderr_tail else ""
 
     def kill_sync(self) -> None:
-        """Kill the CLI's whole process group (safe from any thread)."""
+        """Kill the CLI's whole process group and every process it spawned (safe from any thread)."""
         if self.pidfile is None or not self.pidfile.is_file():
             return
         try:
             pid = int(self.pidfile.read_text().strip())
         except ValueError:
             return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
+        # Claude Code runs each Bash command in a shell of its own session, out of the CLI's
+        # group: those are found as its descendants, while the CLI still runs (checked by its
+        # command line, so a recycled pid is never walked).
+        kill_tree(pid, descendants=self.cli is not None and self.cli in _cmdline(pid))
 
     def kill(self) -> None:
         self.kill_sync()
@@ -166,3 +185,68 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
 
             shutil.rmtree(self.home, ignore_errors=True)
         self._mark_stopped()
+
+
+def _cmdline(pid: int) -> str:
+    """The command line of `pid` ("" when it is gone or unreadable)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from /proc (empty where there is no /proc)."""
+    tree: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return tree
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = raw.rsplit(b")", 1)[-1].split()
+        if len(fields) > 1:
+            tree.setdefault(int(fields[1]), []).append(int(name))
+    return tree
+
+
+def _descendants(*roots: int, tree: dict[int, list[int]] | None = None) -> set[int]:
+    """Every process below `roots` (not the roots themselves)."""
+    tree = _children() if tree is None else tree
+    found: set[int] = set()
+    todo = list(roots)
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found - set(roots)
+
+
+def _signal(pid: int, sig: signal.Signals, *, group: bool = False) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        (os.killpg if group else os.kill)(pid, sig)
+
+
+def kill_tree(root: int, *, descendants: bool) -> None:
+    """SIGKILL `root`'s process group and, with `descendants`, every process below `root`.
+
+    Everything is stopped first, so nothing forks a child between the scan and the kill.
+    """
+    _signal(root, signal.SIGSTOP, group=True)
+    stopped: set[int] = set()
+    for _ in range(20 if descendants else 0):  # a few rounds settle it: stopped processes cannot fork
+        pending = _descendants(root, *stopped) - stopped
+        if not pending:
+            break
+        for pid in pending:
+            _signal(pid, signal.SIGSTOP)
+        stopped |= pending
+    _signal(root, signal.SIGKILL, group=True)
+    for pid in stopped:
+        _signal(pid, signal.SIGKILL)

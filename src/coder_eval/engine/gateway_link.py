@@ -104,7 +104,11 @@ class GatewayLink:
 
             source = ScriptedModel(script_for(unit.task, oracle=self.oracle), cwd=str(workspace))
         route = self.thread.open_route(
-            route_key(unit), source=source, budget=budget_for(unit), model_hint=unit.agent.model
+            route_key(unit),
+            source=source,
+            budget=budget_for(unit),
+            model_hint=unit.agent.model,
+            workdir=str(workspace),
         )
         return _OpenRoute(self.thread, route, provider_env(route))
 

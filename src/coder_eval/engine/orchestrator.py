@@ -25,6 +25,7 @@ from coder_eval.engine.reference import ReferenceTamperedError, staged_reference
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
+from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
@@ -78,13 +79,27 @@ def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: lis
     )
 
 
+def _agent_config(unit: RunUnit) -> BaseAgentConfig:
+    """The unit's agent config with `system_prompt_file` (relative to the task file) read into system_prompt."""
+    config = unit.agent
+    if config.system_prompt_file and not config.system_prompt:
+        text = (unit.task.task_dir / config.system_prompt_file).read_text(encoding="utf-8")
+        config = config.model_copy(update={"system_prompt": text.strip() or None})
+    return config
+
+
 async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
     unit = state.unit
+    try:
+        config = _agent_config(unit)
+    except OSError as exc:
+        state.fail(FinalStatus.ERROR, f"agent.system_prompt_file: {exc}")
+        return
     link = (
         options.model_link.open(unit, sandbox.workspace) if options.model_link and unit.agent.type != "none" else None
     )
     env = {**sandbox.env(), **(link.env if link else {})}
-    agent: Agent[Any] = create_agent(unit.agent.type, unit.agent, task_id=unit.task_id, env=env)
+    agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
     try:
         await agent.start(sandbox.workspace, env_path_prepend=list(sandbox.bin_dirs))
         state.env_info.update(agent.environment_info())

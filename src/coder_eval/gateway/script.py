@@ -253,7 +253,7 @@ def estimate_usage(request: ModelRequest, reply: ModelReply) -> Usage:
 
 _CWD_PATTERNS = (
     re.compile(r"<cwd>\s*([^<\n]+?)\s*</cwd>"),
-    re.compile(r"^[ \t]*(?:current |primary )?working directory:[ \t]*(/[^\n]*?)[ \t]*$", re.I | re.M),
+    re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:current |primary )?working directory:[ \t]*(/[^\n]*?)[ \t]*$", re.I | re.M),
     re.compile(r"currently working in the directory:?[ \t]*(/[^\n]*?)[ \t]*$", re.I | re.M),
 )
 

@@ -39,6 +39,7 @@ import aiohttp
 from aiohttp import web
 
 from coder_eval.gateway.protocol import WireProtocol, protocol_for
+from coder_eval.gateway.script import cwd_from_request
 from coder_eval.gateway.source import Budget, BudgetKind, ReplySource
 from coder_eval.gateway.types import GatewayError, ModelReply, ModelRequest, Usage
 from coder_eval.models.telemetry import ProviderCallCost, TokenUsage
@@ -108,6 +109,8 @@ class Route:
     model_hint: str | None = None
     """Model to record and price when a request names none."""
     events: CallHook | None = None
+    workdir: str | None = None
+    """The agent's working directory. Cassettes note it, and replay moves recorded paths onto the new one."""
     calls: list[ProviderCallCost] = field(default_factory=list)
     budget_exceeded: BudgetKind | None = None
     _served: int = field(default=0, init=False, repr=False)
@@ -299,6 +302,29 @@ def _plain_chunks(body: bytes) -> Iterator[bytes]:
         yield body[start : start + _REPLAY_CHUNK]
 
 
+def _workdir(call: _Call) -> str | None:
+    """The agent's working directory: the route's, else as the agent's prompt states it."""
+    if call.route.workdir:
+        return call.route.workdir
+    return cwd_from_request(call.request) if call.request is not None else None
+
+
+def _rebase(body: bytes, recorded: Any, current: str | None) -> bytes:
+    """A recorded body with the recorded run's working directory replaced by this run's.
+
+    Agents such as Claude Code write with absolute paths, so a cassette replayed as recorded
+    would send the new run's tools into the old run's sandbox. Only a path that appears whole
+    in the body is moved (a stream that splits it over several deltas keeps the old path).
+    """
+    if not isinstance(recorded, str) or not recorded or not current or recorded == current:
+        return body
+    moved = body.replace(recorded.encode("utf-8"), current.encode("utf-8"))
+    escaped_old, escaped_new = json.dumps(recorded)[1:-1], json.dumps(current)[1:-1]
+    if escaped_old != recorded:
+        moved = moved.replace(escaped_old.encode("utf-8"), escaped_new.encode("utf-8"))
+    return moved
+
+
 def cassette_dir_name(key: str) -> str:
     """The directory name of a route key's cassette: `/` becomes `__`."""
     name = key.replace("/", "__").replace("\\", "__")
@@ -422,6 +448,7 @@ class Gateway:
         source: ReplySource | None = None,
         budget: Budget | None = None,
         model_hint: str | None = None,
+        workdir: str | None = None,
     ) -> Route:
         """A new route for `key` (thread-safe). In record/replay the key names the cassette, so it must be unique."""
         cassette_dir_name(key)  # reject keys that cannot name a directory early
@@ -429,7 +456,7 @@ class Gateway:
             if self.mode in ("record", "replay") and any(r.key == key for r in self._routes.values()):
                 raise ValueError(f"a route for {key!r} is already open; its cassette would be shared")
             token = secrets.token_urlsafe(24)
-            route = Route(key, token, f"{self.base_url}/t/{token}", source, budget, model_hint)
+            route = Route(key, token, f"{self.base_url}/t/{token}", source, budget, model_hint, workdir=workdir)
             self._routes[token] = route
         return route
 
@@ -646,6 +673,7 @@ class Gateway:
             "request": call.body,
             "status": exchange.status,
             "content_type": exchange.content_type,
+            "workdir": _workdir(call),
             **_encode_body(exchange.body),
         }
         _write_json_atomic(self.cassette_path(call.route.key, index), entry)
@@ -659,7 +687,7 @@ class Gateway:
         if entry.get("protocol") != call.protocol.name:
             message = f"replay cassette {path} holds a {entry.get('protocol')!r} call, not {call.protocol.name!r}"
             return self._fail(call, GatewayError(500, message, "api_error"))
-        body = _decode_body(entry)
+        body = _rebase(_decode_body(entry), entry.get("workdir"), _workdir(call))
         content_type = str(entry.get("content_type") or "application/json")
         status = int(entry.get("status", 200))
         response = web.StreamResponse(status=status, headers={"Content-Type": content_type})
@@ -763,9 +791,10 @@ class GatewayThread:
         source: ReplySource | None = None,
         budget: Budget | None = None,
         model_hint: str | None = None,
+        workdir: str | None = None,
     ) -> Route:
         """See Gateway.open_route."""
-        return self.gateway.open_route(key, source=source, budget=budget, model_hint=model_hint)
+        return self.gateway.open_route(key, source=source, budget=budget, model_hint=model_hint, workdir=workdir)
 
     def close_route(self, route: Route) -> None:
         """See Gateway.close_route."""

@@ -102,17 +102,37 @@ def _sample_rows(task: TaskDefinition, rows: list[dict[str, Any]], options: Sele
     return rows
 
 
-def resolve_host_paths(task: TaskDefinition, task_dir: Path) -> TaskDefinition:
-    """Expand $VAR in plugin paths and make them absolute (relative ones are task-relative)."""
-    if task.agent is None or not task.agent.plugins:
+def resolve_host_paths(task: TaskDefinition, task_dir: Path, source: Path | None = None) -> TaskDefinition:
+    """Expand $VAR in plugin paths (relative ones become task-relative) and read system_prompt_file.
+
+    The prompt file's text becomes `system_prompt`, so the resolved task (and its record)
+    carries what the agent was actually told.
+    """
+    agent = task.agent
+    if agent is None:
         return task
-    plugins = []
-    for plugin in task.agent.plugins:
-        expanded = Path(expand_env(plugin.path)).expanduser()
-        if not _has_unexpanded_var(str(expanded)) and not expanded.is_absolute():
-            expanded = (task_dir / expanded).resolve()
-        plugins.append(plugin.model_copy(update={"path": str(expanded)}))
-    return task.model_copy(update={"agent": task.agent.model_copy(update={"plugins": plugins})})
+    update: dict[str, Any] = {}
+    if agent.plugins:
+        plugins = []
+        for plugin in agent.plugins:
+            expanded = Path(expand_env(plugin.path)).expanduser()
+            if not _has_unexpanded_var(str(expanded)) and not expanded.is_absolute():
+                expanded = (task_dir / expanded).resolve()
+            plugins.append(plugin.model_copy(update={"path": str(expanded)}))
+        update["plugins"] = plugins
+    if agent.system_prompt_file:
+        prompt_path = task_dir / agent.system_prompt_file
+        try:
+            text = prompt_path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TaskConfigError.single(
+                source or task_dir,
+                f"cannot read system_prompt_file {prompt_path} ({exc.strerror or exc})",
+                "agent.system_prompt_file",
+                "the path is relative to the task YAML",
+            ) from None
+        update.update(system_prompt=text, system_prompt_file=None)
+    return task.model_copy(update={"agent": agent.model_copy(update=update)}) if update else task
 
 
 def _has_unexpanded_var(text: str) -> bool:
@@ -123,7 +143,7 @@ def expand_dataset(
     task: TaskDefinition, raw: dict[str, Any], source: Path, options: SelectOptions | None = None
 ) -> list[LoadedTask]:
     """One LoadedTask per (sampled) row; a task without a dataset yields itself."""
-    task = resolve_host_paths(task, source.parent.resolve())
+    task = resolve_host_paths(task, source.parent.resolve(), source)
     if task.dataset is None:
         return [LoadedTask(task, source)]
     options = options or SelectOptions()
@@ -143,7 +163,7 @@ def expand_dataset(
                 "every ${row.x} must name a scalar field of every row",
             ) from None
         try:
-            definition = resolve_host_paths(TaskDefinition.model_validate(doc), source.parent.resolve())
+            definition = resolve_host_paths(TaskDefinition.model_validate(doc), source.parent.resolve(), source)
         except ValidationError as exc:
             problems = validation_problems(exc, doc, {}, TaskDefinition)
             for p in problems:
