@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import claude_agent_sdk  # noqa: F401  # loaded with the agent, before any task starts (~0.8 s)
+
 from coder_eval.agents.base import Agent, ShouldStop
 from coder_eval.agents.claude_code_events import SdkTranslator
 from coder_eval.agents.claude_code_options import cli_env, isolated_home, resolve_cli, sdk_options, write_launcher

@@ -119,6 +119,14 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
     return thread
 
 
+def _load_agents(units: list[RunUnit]) -> None:
+    """Import every needed agent implementation now, not inside the first task's event loop turn."""
+    from coder_eval.agents.registry import AgentRegistry
+
+    for kind in sorted({u.agent.type for u in units}):
+        AgentRegistry.agent_class(kind)
+
+
 def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLink | None:
     if backend == "bedrock":
         from coder_eval.engine.gateway_link import BedrockLink
@@ -159,6 +167,7 @@ def run_pipeline(
         units, prior = split.to_run, split.done + _regrade_owed(split.to_grade, run_dir)
     if on_plan is not None:
         on_plan(len(units))
+    _load_agents(units)
     gateway = start_gateway(request, units, run_dir)
     options = RunOptions(
         run_dir=run_dir,
