@@ -53,9 +53,22 @@ def _scan() -> None:
 
 
 def checker_for(criterion_type: str) -> Criterion[Any] | None:
-    """An instance of the checker for `criterion_type`, or None if this install has none."""
-    _scan()
+    """An instance of the checker for `criterion_type`, or None if this install has none.
+
+    Built-in checkers live in a module named after their type, so only that module is
+    imported; anything else falls back to scanning the package once.
+    """
     cls = _CHECKERS.get(criterion_type)
+    if cls is None and criterion_type.isidentifier() and criterion_type not in _NOT_CHECKERS:
+        try:
+            importlib.import_module(f"coder_eval.criteria.{criterion_type}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"coder_eval.criteria.{criterion_type}":
+                raise
+        cls = _CHECKERS.get(criterion_type)
+    if cls is None:
+        _scan()
+        cls = _CHECKERS.get(criterion_type)
     return cls() if cls is not None else None
 
 
