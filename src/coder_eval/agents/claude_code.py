@@ -85,6 +85,9 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
             collector(AgentEndEvent(status="timeout"))
             raise
         except Exception as exc:
+            if _hit_turn_cap(translator, exc):
+                # The SDK raises once the CLI reports its turn cap; that is a clean stop, graded as usual.
+                return self._finish(collector, translator, stopped=False, capped=True)
             reason = f"{exc.__class__.__name__}: {exc}" + self._stderr_note()
             self._crash(collector, reason)
             collector(AgentEndEvent(status="crashed", error=reason))
@@ -114,13 +117,17 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
             # Shielded, so a turn timeout or task deadline reaches this frame first: the CLI's
             # group is killed before the SDK's own cleanup runs, which would otherwise give the
             # CLI a grace period (5 s, then SIGTERM and 5 s more) while the caller waits for it.
-            return await asyncio.shield(consumer)
+            stopped = await asyncio.shield(consumer)
         except asyncio.CancelledError:
             self.kill_sync()
             consumer.cancel()
             with contextlib.suppress(BaseException):
                 await consumer
             raise
+        # The CLI has exited; forget its pid so a later kill cannot hit a recycled pid.
+        if self.pidfile is not None:
+            self.pidfile.unlink(missing_ok=True)
+        return stopped
 
     @staticmethod
     async def _consume(stream: Any, translator: SdkTranslator, should_stop: ShouldStop | None) -> bool:
@@ -135,11 +142,13 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
                 await stream.aclose()
         return False
 
-    def _finish(self, collector: EventCollector, translator: SdkTranslator, stopped: bool) -> TurnRecord:
+    def _finish(
+        self, collector: EventCollector, translator: SdkTranslator, stopped: bool, *, capped: bool = False
+    ) -> TurnRecord:
         result = translator.result
         self.session_id = translator.session_id or self.session_id
         subtype = getattr(result, "subtype", "") or ""
-        exhausted = subtype == "error_max_turns"
+        exhausted = capped or subtype == "error_max_turns"
         if result is not None and result.is_error and not exhausted and not stopped:
             reason = f"Claude Code ended with {subtype or 'an error'}: {result.result or translator.api_error}"
             self._crash(collector, reason)
@@ -233,6 +242,11 @@ def _descendants(*roots: int, tree: dict[int, list[int]] | None = None) -> set[i
 def _signal(pid: int, sig: signal.Signals, *, group: bool = False) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         (os.killpg if group else os.kill)(pid, sig)
+
+
+def _hit_turn_cap(translator: SdkTranslator, exc: Exception) -> bool:
+    subtype = getattr(translator.result, "subtype", None)
+    return subtype == "error_max_turns" or "maximum number of turns" in str(exc).lower()
 
 
 def kill_tree(root: int, *, descendants: bool) -> None:
