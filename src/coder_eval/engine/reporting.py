@@ -35,11 +35,16 @@ def _results_by_row(summary: RunSummary, results: list[EvaluationResult]) -> dic
     return out
 
 
-def junit_text(run_dir: Path, summary: RunSummary, results: list[EvaluationResult]) -> str:
+def junit_text(
+    run_dir: Path,
+    summary: RunSummary,
+    results: list[EvaluationResult],
+    suite_gates: list[tuple[str, bool, str]] | None = None,
+) -> str:
     """The one JUnit builder, shared by `run --junit-xml` and `report -f junit`."""
     from coder_eval.reports.junit import render_junit
 
-    return render_junit(summary, _results_by_row(summary, results))
+    return render_junit(summary, _results_by_row(summary, results), suite_gates=suite_gates or None)
 
 
 def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:

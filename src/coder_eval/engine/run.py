@@ -18,7 +18,7 @@ from coder_eval.engine.regrade import RegradeError, regrade_in_place
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.units import RunUnit, expand_units
 from coder_eval.errors import TaskConfigError, UsageError
-from coder_eval.loading.loader import SelectOptions, load_tasks
+from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
 from coder_eval.process import kill_running_commands
@@ -29,6 +29,8 @@ from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
     from coder_eval.gateway.server import GatewayThread
+    from coder_eval.models.criteria_base import BaseCriterion
+    from coder_eval.models.suite import SuiteRollup
 
 
 @dataclass
@@ -60,10 +62,13 @@ class RunOutcome:
     def exit_code(self) -> int:
         if self.load_errors:
             return 2
+        if not self.suite_gates_ok:
+            return 1
         allowed = {"succeeded"} | (set() if self._grading else {"ungraded"})
         return 0 if all(r.final_status.category in allowed for r in self.results) else 1
 
     _grading: bool = True
+    suite_gates_ok: bool = True
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -200,10 +205,27 @@ def run_pipeline(
         )
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
+    rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
     if request.junit_xml is not None:
         from coder_eval.engine.reporting import junit_text
+        from coder_eval.suites import suite_gate_entries
 
-        write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results))
+        write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results, suite_gate_entries(rollups)))
     outcome = RunOutcome(run_dir, summary, report.errors, results)
     outcome._grading = request.grade
+    outcome.suite_gates_ok = all(r.passed for r in rollups)
     return outcome
+
+
+def _suite_rollups(tasks: list[LoadedTask], results: list[EvaluationResult], run_dir: Path) -> list[SuiteRollup]:
+    """suite.json / suite.md per (variant, dataset suite); their gates join the exit code."""
+    if not any(r.suite_id for r in results):
+        return []
+    from coder_eval.suites import build_suite_rollups, write_suite_rollups
+
+    criteria: dict[str, list[BaseCriterion]] = {
+        t.suite_id: list(t.definition.success_criteria) for t in tasks if t.suite_id
+    }
+    rollups = build_suite_rollups(results, criteria)
+    write_suite_rollups(run_dir, rollups)
+    return rollups
