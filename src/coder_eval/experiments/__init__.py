@@ -1,0 +1,1 @@
+"""Experiments: building variant and experiment summaries, and the statistics their reports show."""

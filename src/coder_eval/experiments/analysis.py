@@ -1,0 +1,103 @@
+"""The statistics an experiment report shows, derived from an `ExperimentResult` at render time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from coder_eval.experiments.stats import (
+    MeanEstimate,
+    PairedComparison,
+    RateEstimate,
+    bootstrap_mean,
+    paired_comparison,
+    wilson_interval,
+)
+from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
+from coder_eval.models.results import EvaluationResult
+
+
+@dataclass(frozen=True)
+class VariantStatistics:
+    """A variant's mean score (bootstrap CI over every measured replicate) and pass rate (Wilson CI)."""
+
+    variant_id: str
+    score: MeanEstimate | None
+    pass_rate: RateEstimate | None
+    unmeasured_rows: int
+
+
+def pass_rate_interval(aggregate: VariantAggregate) -> RateEstimate | None:
+    """Wilson interval for the aggregate's pass rate; None exactly when `pass_rate` is None."""
+    if aggregate.pass_rate is None:
+        return None
+    return wilson_interval(aggregate.tasks_succeeded, aggregate.tasks_graded)
+
+
+def variant_statistics(result: ExperimentResult, variant_id: str) -> VariantStatistics:
+    """Interval estimates for one variant of an experiment."""
+    scores = [s for task in result.per_replicate_scores.get(variant_id, {}).values() for s in task]
+    aggregate = result.variant_aggregates.get(variant_id)
+    return VariantStatistics(
+        variant_id=variant_id,
+        score=bootstrap_mean(scores),
+        pass_rate=pass_rate_interval(aggregate) if aggregate else None,
+        unmeasured_rows=sum(t.unmeasured_count(variant_id) for t in result.task_summaries),
+    )
+
+
+def variant_statistics_from_rows(aggregate: VariantAggregate, results: Iterable[EvaluationResult]) -> VariantStatistics:
+    """Interval estimates for one variant from its own task rows (for variant.md / variant.html)."""
+    rows = [r for r in results if r.variant_id == aggregate.variant_id]
+    scores = [r.weighted_score for r in rows if r.weighted_score is not None]
+    return VariantStatistics(
+        variant_id=aggregate.variant_id,
+        score=bootstrap_mean(scores),
+        pass_rate=pass_rate_interval(aggregate),
+        unmeasured_rows=len(rows) - len(scores),
+    )
+
+
+def task_score(summary: TaskExperimentSummary, variant_id: str) -> MeanEstimate | None:
+    """One variant's mean score on one task with a bootstrap CI over its replicates."""
+    return bootstrap_mean(summary.scores_for(variant_id))
+
+
+def compare_two_arms(result: ExperimentResult) -> PairedComparison | None:
+    """The paired comparison of the second variant (B) against the first (A); None unless exactly two."""
+    if len(result.variant_ids) != 2:
+        return None
+    return compare_arms(result, result.variant_ids[0], result.variant_ids[1])
+
+
+def compare_arms(result: ExperimentResult, variant_a: str, variant_b: str) -> PairedComparison:
+    """B − A per task over tasks both measured; unmeasured replicates of either arm are counted."""
+    unmeasured = sum(t.unmeasured_count(v) for t in result.task_summaries for v in (variant_a, variant_b))
+    return paired_comparison(
+        result.per_replicate_scores.get(variant_a, {}),
+        result.per_replicate_scores.get(variant_b, {}),
+        label_a=variant_a,
+        label_b=variant_b,
+        unmeasured_rows=unmeasured,
+    )
+
+
+def interval_text(estimate: MeanEstimate | RateEstimate | None, *, percent: bool = False) -> str:
+    """`[0.412, 0.733]` or `[45.3%, 93.7%]`; `n/a` without an estimate."""
+    if estimate is None:
+        return "n/a"
+    if percent:
+        return f"[{estimate.low * 100:.1f}%, {estimate.high * 100:.1f}%]"
+    return f"[{estimate.low:.3f}, {estimate.high:.3f}]"
+
+
+def p_value_text(value: float | None, reason: str = "n/a") -> str:
+    """`0.012`, `< 0.001`, or the reason the test was not run."""
+    if value is None:
+        return reason
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def clamp_unit(value: float) -> float:
+    """A score clamped to the 0–1 range a chart draws."""
+    return min(1.0, max(0.0, value))

@@ -1,0 +1,246 @@
+"""Render-time statistics for experiment reports, computed with NumPy and SciPy.
+
+- `bootstrap_mean` — a percentile bootstrap confidence interval for a mean (fixed seed, so a
+  report renders the same numbers every time).
+- `wilson_interval` — the Wilson score interval for a pass rate.
+- `paired_comparison` — two arms compared task by task: the mean of (B − A) over tasks both arms
+  measured, its bootstrap interval, a paired t-test, a Wilcoxon signed-rank test and a Welch
+  t-test on the raw replicates, and a plain-language verdict.
+
+Nothing here is written to experiment.json; reports recompute it from `per_replicate_scores`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats  # type: ignore[import-untyped]
+
+CONFIDENCE = 0.95
+BOOTSTRAP_SEED = 20240531
+BOOTSTRAP_RESAMPLES = 9999
+BOOTSTRAP_METHOD: Literal["percentile", "BCa"] = "percentile"
+WILCOXON_MIN_TASKS = 6
+"""Below six pairs the signed-rank test cannot reach p < 0.05 two-sided, so it is not reported."""
+TIE_TOLERANCE = 1e-9
+SPREAD_TOLERANCE = 1e-12
+"""Samples whose max − min is below this are treated as constant (floating-point noise is not variance)."""
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    """A sample mean with its confidence interval. `degenerate`: the interval collapsed to the point."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    degenerate: bool = False
+
+    def excludes_zero(self) -> bool:
+        """True when the whole interval lies strictly on one side of zero."""
+        return self.low > 0 or self.high < 0
+
+
+@dataclass(frozen=True)
+class RateEstimate:
+    """A proportion `successes / trials` with its Wilson confidence interval."""
+
+    rate: float
+    low: float
+    high: float
+    successes: int
+    trials: int
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Arm B against arm A over the tasks both arms measured. Differences are always B − A."""
+
+    label_a: str
+    label_b: str
+    tasks: tuple[str, ...]
+    differences: tuple[float, ...]
+    mean_difference: float | None
+    interval: MeanEstimate | None
+    t_pvalue: float | None
+    wilcoxon_pvalue: float | None
+    welch_pvalue: float | None
+    b_better: int
+    a_better: int
+    ties: int
+    tasks_excluded: int
+    unmeasured_rows: int
+    confidence: float = CONFIDENCE
+
+    @property
+    def n(self) -> int:
+        """Tasks compared."""
+        return len(self.tasks)
+
+    @property
+    def verdict(self) -> str:
+        """One sentence a reader can act on; see `paired_verdict`."""
+        return paired_verdict(self)
+
+
+# --- intervals --------------------------------------------------------------------------------
+
+
+def bootstrap_mean(
+    values: Sequence[float],
+    *,
+    confidence: float = CONFIDENCE,
+    seed: int = BOOTSTRAP_SEED,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    method: Literal["percentile", "BCa"] = BOOTSTRAP_METHOD,
+) -> MeanEstimate | None:
+    """The mean and its bootstrap CI; None for no values. One value or no spread → the point itself."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return None
+    mean = float(np.mean(data))
+    if data.size < 2 or float(np.ptp(data)) <= SPREAD_TOLERANCE:
+        return MeanEstimate(mean=mean, low=mean, high=mean, n=int(data.size), degenerate=True)
+    result = stats.bootstrap(
+        (data,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        method=method,
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
+    interval = result.confidence_interval
+    return MeanEstimate(mean=mean, low=float(interval.low), high=float(interval.high), n=int(data.size))
+
+
+def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> RateEstimate | None:
+    """The Wilson score interval for `successes / trials`; None when there were no trials."""
+    if trials <= 0:
+        return None
+    interval = stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="wilson")
+    return RateEstimate(
+        rate=successes / trials,
+        low=float(interval.low),
+        high=float(interval.high),
+        successes=successes,
+        trials=trials,
+    )
+
+
+# --- paired comparison ------------------------------------------------------------------------
+
+
+def paired_comparison(
+    scores_a: Mapping[str, Sequence[float]],
+    scores_b: Mapping[str, Sequence[float]],
+    *,
+    label_a: str = "A",
+    label_b: str = "B",
+    unmeasured_rows: int = 0,
+    confidence: float = CONFIDENCE,
+    seed: int = BOOTSTRAP_SEED,
+) -> PairedComparison:
+    """Compare arm B with arm A task by task (task → measured replicate scores for each arm).
+
+    Each task contributes one difference: mean(B replicates) − mean(A replicates). Tasks either
+    arm did not measure are excluded and counted in `tasks_excluded`.
+    """
+    tasks = tuple(sorted(t for t in set(scores_a) | set(scores_b) if scores_a.get(t) and scores_b.get(t)))
+    excluded = len({t for t in set(scores_a) | set(scores_b)} - set(tasks))
+    mean_a = np.array([np.mean(scores_a[t]) for t in tasks], dtype=float)
+    mean_b = np.array([np.mean(scores_b[t]) for t in tasks], dtype=float)
+    diffs = mean_b - mean_a
+    interval = bootstrap_mean(diffs.tolist(), confidence=confidence, seed=seed)
+    return PairedComparison(
+        label_a=label_a,
+        label_b=label_b,
+        tasks=tasks,
+        differences=tuple(float(d) for d in diffs),
+        mean_difference=interval.mean if interval else None,
+        interval=interval,
+        t_pvalue=paired_t_pvalue(mean_a, mean_b),
+        wilcoxon_pvalue=wilcoxon_pvalue(diffs),
+        welch_pvalue=welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)),
+        b_better=int(np.sum(diffs > TIE_TOLERANCE)),
+        a_better=int(np.sum(diffs < -TIE_TOLERANCE)),
+        ties=int(np.sum(np.abs(diffs) <= TIE_TOLERANCE)),
+        tasks_excluded=excluded,
+        unmeasured_rows=unmeasured_rows,
+        confidence=confidence,
+    )
+
+
+def paired_t_pvalue(a: np.ndarray, b: np.ndarray) -> float | None:
+    """`scipy.stats.ttest_rel(b, a)`; None with fewer than two pairs or when every difference is equal."""
+    diffs = b - a
+    if diffs.size < 2 or float(np.ptp(diffs)) <= SPREAD_TOLERANCE:
+        return None
+    return _finite(stats.ttest_rel(b, a).pvalue)
+
+
+def wilcoxon_pvalue(diffs: np.ndarray) -> float | None:
+    """`scipy.stats.wilcoxon(diffs)`; None below `WILCOXON_MIN_TASKS` pairs or when all differences are zero."""
+    if diffs.size < WILCOXON_MIN_TASKS or not np.any(np.abs(diffs) > TIE_TOLERANCE):
+        return None
+    return _finite(stats.wilcoxon(diffs).pvalue)
+
+
+def welch_pvalue(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Welch's unequal-variance t-test on the raw replicate scores (unpaired); None when undefined."""
+    if len(a) < 2 or len(b) < 2 or (np.ptp(a) <= SPREAD_TOLERANCE and np.ptp(b) <= SPREAD_TOLERANCE):
+        return None
+    return _finite(stats.ttest_ind(b, a, equal_var=False).pvalue)
+
+
+# --- verdict ----------------------------------------------------------------------------------
+
+
+def signed(value: float, digits: int = 2) -> str:
+    """`+0.12` / `−0.05` (a true minus sign); values that round to zero read `+0.00`."""
+    if abs(value) < 0.5 * 10**-digits:
+        value = 0.0
+    return f"{value:+.{digits}f}".replace("-", "−")
+
+
+def paired_verdict(comparison: PairedComparison) -> str:
+    """A plain-language verdict driven by whether the CI of the mean difference excludes zero."""
+    sentence = _verdict_core(comparison)
+    if comparison.unmeasured_rows:
+        rows = "row" if comparison.unmeasured_rows == 1 else "rows"
+        sentence += f" ({comparison.unmeasured_rows} unmeasured {rows} excluded)"
+    return sentence + "."
+
+
+def _verdict_core(c: PairedComparison) -> str:
+    a, b, level = c.label_a, c.label_b, f"{c.confidence * 100:.0f}%"
+    if c.interval is None or c.n < 2:
+        return f"Too few tasks measured in both {a} and {b} ({c.n}) to compare them; run more tasks"
+    if c.ties == c.n:
+        return f"No difference between {a} and {b}: identical mean scores on all {c.n} tasks"
+    ci = c.interval
+    if ci.excludes_zero():
+        if ci.mean > 0:
+            return f"{b} better than {a} on {c.b_better} of {c.n} tasks; {_mean_ci(ci.mean, ci.low, ci.high, level)}"
+        return f"{a} better than {b} on {c.a_better} of {c.n} tasks; {_mean_ci(-ci.mean, -ci.high, -ci.low, level)}"
+    return (
+        f"No detectable difference between {a} and {b} ({_mean_ci(ci.mean, ci.low, ci.high, level)}); "
+        "more replicates or tasks would narrow it"
+    )
+
+
+def _mean_ci(mean: float, low: float, high: float, level: str) -> str:
+    return f"mean {signed(mean)}, {level} CI [{signed(low)}, {signed(high)}]"
+
+
+def _flatten(scores: Mapping[str, Sequence[float]], tasks: Sequence[str]) -> list[float]:
+    return [float(s) for t in tasks for s in scores[t]]
+
+
+def _finite(value: object) -> float | None:
+    number = float(value)  # type: ignore[arg-type]
+    return number if np.isfinite(number) else None

@@ -1,0 +1,333 @@
+"""Self-contained HTML reports for experiments: experiment.html and <variant>/variant.html.
+
+Styles are inline, the chart is inline SVG, nothing is fetched from the network, and every string
+that came from a task or an experiment file is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+
+from coder_eval.experiments.analysis import (
+    VariantStatistics,
+    clamp_unit,
+    compare_two_arms,
+    interval_text,
+    task_score,
+    variant_statistics,
+    variant_statistics_from_rows,
+)
+from coder_eval.experiments.stats import MeanEstimate, PairedComparison, bootstrap_mean
+from coder_eval.models.experiment_results import ExperimentResult, VariantAggregate
+from coder_eval.models.results import EvaluationResult
+from coder_eval.reports.experiment_markdown import (
+    best_label,
+    comparison_rows,
+    method_note,
+    rows_by_task,
+    score_with_interval,
+)
+from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
+
+ChartGroup = tuple[str, list[tuple[str, MeanEstimate | None]]]
+"""(task id, [(variant id, estimate), …]) — one cluster of bars in the chart."""
+
+PALETTE = ("#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#1b7c83", "#57606a")
+LABEL_WIDTH = 200
+PLOT_WIDTH = 460
+VALUE_WIDTH = 70
+BAR_HEIGHT = 14
+BAR_GAP = 4
+GROUP_GAP = 14
+TOP = 44
+LABEL_CHARS = 28
+
+VARIANT_HEADERS = (
+    "Variant",
+    "Runs",
+    "Succeeded",
+    "Failed",
+    "Errors",
+    "Not graded",
+    "Mean score",
+    "Score CI",
+    "Pass rate",
+    "Pass-rate CI",
+    "Tokens",
+    "Avg duration",
+)
+
+_STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#1f2328}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+table{border-collapse:collapse;margin:.5rem 0;width:100%}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.verdict{font-size:1.05rem;font-weight:600;padding:.6rem .8rem;border-left:4px solid #0969da;background:#ddf4ff}
+.chips span{margin-right:1rem}.note{color:#57606a}
+svg text{font:12px system-ui,-apple-system,"Segoe UI",sans-serif;fill:#1f2328}
+svg .axis{stroke:#d0d7de}svg .whisker{stroke:#1f2328;stroke-width:1.5}
+"""
+
+
+# --- shared building blocks -------------------------------------------------------------------
+
+
+def _page(title: str, body: Iterable[str]) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: frozenset[int] = frozenset()) -> str:
+    """A table from plain strings; every header and cell is escaped here."""
+    head = "<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in headers) + "</tr></thead>"
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td{' class=num' if i in numeric else ''}>{escape(value)}</td>" for i, value in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table>{head}<tbody>{body}</tbody></table>"
+
+
+def _chips(items: Iterable[tuple[str, str]]) -> str:
+    return '<p class="chips">' + "".join(f"<span><b>{escape(k)}:</b> {escape(v)}</span>" for k, v in items) + "</p>"
+
+
+# --- the chart --------------------------------------------------------------------------------
+
+
+def score_chart_svg(groups: Sequence[ChartGroup], series: Sequence[str]) -> str:
+    """Horizontal bars of mean score (0–1) per task and variant, with CI whiskers, as inline SVG."""
+    colors = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(series)}
+    parts: list[str] = [_legend(series, colors), *_axis(_chart_height(groups))]
+    y = TOP
+    for task_id, bars in groups:
+        parts.append(_group_label(task_id, y, len(bars)))
+        for variant_id, estimate in bars:
+            parts.append(_bar(variant_id, estimate, y, colors[variant_id]))
+            y += BAR_HEIGHT + BAR_GAP
+        y += GROUP_GAP
+    width = LABEL_WIDTH + PLOT_WIDTH + VALUE_WIDTH
+    height = _chart_height(groups)
+    return (
+        f'<svg role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}"><title>Mean score per task and variant with confidence intervals</title>'
+        + "".join(parts)
+        + "</svg>"
+    )
+
+
+def _chart_height(groups: Sequence[ChartGroup]) -> int:
+    bars = sum(len(b) for _, b in groups)
+    return TOP + bars * (BAR_HEIGHT + BAR_GAP) + len(groups) * GROUP_GAP + 4
+
+
+def _x(score: float) -> float:
+    return LABEL_WIDTH + clamp_unit(score) * PLOT_WIDTH
+
+
+def _legend(series: Sequence[str], colors: dict[str, str]) -> str:
+    parts, x = [], LABEL_WIDTH
+    for name in series:
+        parts.append(
+            f'<rect x="{x}" y="4" width="10" height="10" fill="{colors[name]}"/>'
+            f'<text x="{x + 14}" y="13">{escape(name)}</text>'
+        )
+        x += 24 + 7 * min(len(name), 30)
+    return "".join(parts)
+
+
+def _axis(height: int) -> list[str]:
+    lines = []
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = _x(tick)
+        lines.append(f'<line class="axis" x1="{x:.1f}" y1="{TOP - 8}" x2="{x:.1f}" y2="{height}"/>')
+        lines.append(f'<text x="{x:.1f}" y="{TOP - 12}" text-anchor="middle">{tick:g}</text>')
+    return lines
+
+
+def _group_label(task_id: str, y: int, bar_count: int) -> str:
+    short = task_id if len(task_id) <= LABEL_CHARS else task_id[: LABEL_CHARS - 1] + "…"
+    middle = y + (bar_count * (BAR_HEIGHT + BAR_GAP) - BAR_GAP) / 2 + 4
+    return (
+        f'<text x="{LABEL_WIDTH - 8}" y="{middle:.1f}" text-anchor="end">'
+        f"<title>{escape(task_id)}</title>{escape(short)}</text>"
+    )
+
+
+def _bar(variant_id: str, estimate: MeanEstimate | None, y: int, color: str) -> str:
+    label = escape(f"{variant_id}: {score_with_interval(estimate)}")
+    if estimate is None:
+        return f'<text x="{LABEL_WIDTH + 4}" y="{y + BAR_HEIGHT - 3}" class="note"><title>{label}</title>n/a</text>'
+    width = _x(estimate.mean) - LABEL_WIDTH
+    parts = [f'<rect x="{LABEL_WIDTH}" y="{y}" width="{width:.1f}" height="{BAR_HEIGHT}" fill="{color}" opacity=".8">']
+    parts.append(f"<title>{label}</title></rect>")
+    if not estimate.degenerate:
+        parts.append(_whisker(estimate, y + BAR_HEIGHT / 2))
+    parts.append(f'<text x="{_x(max(estimate.mean, estimate.high)) + 6:.1f}" y="{y + BAR_HEIGHT - 3}">')
+    parts.append(f"{format_score(estimate.mean)}</text>")
+    return "".join(parts)
+
+
+def _whisker(estimate: MeanEstimate, middle: float) -> str:
+    low, high = _x(estimate.low), _x(estimate.high)
+    top, bottom = middle - 4, middle + 4
+    return (
+        f'<line class="whisker" x1="{low:.1f}" y1="{middle:.1f}" x2="{high:.1f}" y2="{middle:.1f}"/>'
+        f'<line class="whisker" x1="{low:.1f}" y1="{top:.1f}" x2="{low:.1f}" y2="{bottom:.1f}"/>'
+        f'<line class="whisker" x1="{high:.1f}" y1="{top:.1f}" x2="{high:.1f}" y2="{bottom:.1f}"/>'
+    )
+
+
+# --- experiment.html --------------------------------------------------------------------------
+
+
+def render_experiment_html(result: ExperimentResult) -> str:
+    """The experiment on one page: variants, the two-arm verdict, per-task table and the score chart."""
+    body = [
+        f"<h1>Experiment {escape(result.experiment_id)}</h1>",
+        f"<p>{escape(result.description)}</p>" if result.description else "",
+        _chips(
+            [
+                ("Variants", ", ".join(result.variant_ids) or "none"),
+                ("Tasks", str(len(result.task_summaries))),
+                ("Total duration", format_duration(result.total_duration_seconds)),
+            ]
+        ),
+        f'<p class="note">{escape(method_note())}</p>',
+        "<h2>Variants</h2>",
+        _variant_table(result),
+        _comparison(compare_two_arms(result)),
+        "<h2>Tasks</h2>",
+        _task_table(result),
+        "<h2>Score per task</h2>",
+        _experiment_chart(result),
+    ]
+    return _page(f"Coder Eval experiment {result.experiment_id}", body)
+
+
+def _variant_table(result: ExperimentResult) -> str:
+    headers = VARIANT_HEADERS
+    rows = []
+    for variant_id in result.variant_ids:
+        aggregate = result.variant_aggregates.get(variant_id) or VariantAggregate(variant_id=variant_id)
+        rows.append(_variant_cells(aggregate, variant_statistics(result, variant_id)))
+    return _table(headers, rows, numeric=frozenset({1, 2, 3, 4, 5, 6, 8, 10, 11}))
+
+
+def _variant_cells(aggregate: VariantAggregate, statistics: VariantStatistics) -> list[str]:
+    return [
+        aggregate.variant_id,
+        str(aggregate.tasks_run),
+        str(aggregate.tasks_succeeded),
+        str(aggregate.tasks_failed),
+        str(aggregate.tasks_error),
+        str(aggregate.tasks_not_graded),
+        format_score(aggregate.average_score),
+        interval_text(statistics.score),
+        format_percent(aggregate.pass_rate),
+        interval_text(statistics.pass_rate, percent=True),
+        format_tokens(aggregate.total_tokens),
+        format_duration(aggregate.average_duration),
+    ]
+
+
+def _comparison(comparison: PairedComparison | None) -> str:
+    if comparison is None:
+        return ""
+    title = f"Comparison: {comparison.label_b} vs {comparison.label_a}"
+    return f'<h2>{escape(title)}</h2><p class="verdict">{escape(comparison.verdict)}</p>' + _table(
+        ("Measure", "Value"), comparison_rows(comparison)
+    )
+
+
+def _task_table(result: ExperimentResult) -> str:
+    if not result.task_summaries:
+        return '<p class="note">No task results.</p>'
+    headers = ["Task", *result.variant_ids, "Best", "Spread", "Replicates"]
+    rows = [
+        [
+            s.task_id,
+            *(score_with_interval(task_score(s, v)) for v in result.variant_ids),
+            best_label(s).strip("`"),
+            format_score(s.score_spread),
+            str(s.replicate_count),
+        ]
+        for s in result.task_summaries
+    ]
+    count = len(result.variant_ids)
+    return _table(headers, rows, numeric=frozenset({*range(1, count + 1), count + 2, count + 3}))
+
+
+def _experiment_chart(result: ExperimentResult) -> str:
+    if not result.task_summaries or not result.variant_ids:
+        return '<p class="note">Nothing to chart.</p>'
+    groups: list[ChartGroup] = [
+        (s.task_id, [(v, task_score(s, v)) for v in result.variant_ids]) for s in result.task_summaries
+    ]
+    return score_chart_svg(groups, result.variant_ids)
+
+
+# --- variant.html -----------------------------------------------------------------------------
+
+
+def render_variant_html(aggregate: VariantAggregate, results: Sequence[EvaluationResult]) -> str:
+    """One variant's rollup with intervals, its per-task table and score chart."""
+    rows = [r for r in results if r.variant_id == aggregate.variant_id]
+    statistics = variant_statistics_from_rows(aggregate, rows)
+    groups = rows_by_task(rows)
+    estimates = {
+        t: bootstrap_mean([r.weighted_score for r in g if r.weighted_score is not None]) for t, g in groups.items()
+    }
+    body = [
+        f"<h1>Variant {escape(aggregate.variant_id)}</h1>",
+        _chips(_variant_chips(aggregate, statistics)),
+        f'<p class="note">{escape(method_note())}</p>',
+        "<h2>Tasks</h2>",
+        _variant_task_table(groups, estimates),
+        "<h2>Score per task</h2>",
+        score_chart_svg([(t, [(aggregate.variant_id, e)]) for t, e in estimates.items()], [aggregate.variant_id])
+        if estimates
+        else '<p class="note">Nothing to chart.</p>',
+    ]
+    return _page(f"Coder Eval variant {aggregate.variant_id}", body)
+
+
+def _variant_chips(aggregate: VariantAggregate, statistics: VariantStatistics) -> list[tuple[str, str]]:
+    return [
+        (
+            "Runs",
+            f"{aggregate.tasks_run} ({aggregate.tasks_succeeded} succeeded, {aggregate.tasks_failed} failed, "
+            f"{aggregate.tasks_error} errors, {aggregate.tasks_not_graded} not graded)",
+        ),
+        ("Mean score", f"{format_score(aggregate.average_score)} {interval_text(statistics.score)}"),
+        ("Unmeasured", str(statistics.unmeasured_rows)),
+        ("Pass rate", f"{format_percent(aggregate.pass_rate)} {interval_text(statistics.pass_rate, percent=True)}"),
+        ("Tokens", format_tokens(aggregate.total_tokens)),
+        ("Avg duration", format_duration(aggregate.average_duration)),
+        ("Replicates", str(aggregate.replicate_count)),
+    ]
+
+
+def _variant_task_table(groups: dict[str, list[EvaluationResult]], estimates: dict[str, MeanEstimate | None]) -> str:
+    if not groups:
+        return '<p class="note">No task results.</p>'
+    headers = ("Task", "Replicates", "Statuses", "Mean score", "Avg duration", "Tokens")
+    rows = [
+        [
+            task_id,
+            str(len(group)),
+            " ".join(r.final_status.value for r in group),
+            score_with_interval(estimates[task_id]),
+            format_duration(sum(r.duration_seconds for r in group) / len(group)),
+            format_tokens(sum(r.total_token_usage.total_tokens for r in group)),
+        ]
+        for task_id, group in groups.items()
+    ]
+    return _table(headers, rows, numeric=frozenset({1, 3, 4, 5}))

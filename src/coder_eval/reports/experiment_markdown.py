@@ -1,0 +1,281 @@
+"""Markdown reports for experiments: experiment.md (all variants) and <variant>/variant.md.
+
+Confidence intervals and tests are computed here, at render time, from the stored scores.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from coder_eval.experiments.analysis import (
+    VariantStatistics,
+    clamp_unit,
+    compare_two_arms,
+    interval_text,
+    p_value_text,
+    task_score,
+    variant_statistics,
+    variant_statistics_from_rows,
+)
+from coder_eval.experiments.stats import (
+    BOOTSTRAP_METHOD,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    WILCOXON_MIN_TASKS,
+    MeanEstimate,
+    PairedComparison,
+    bootstrap_mean,
+    signed,
+)
+from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
+from coder_eval.models.results import EvaluationResult
+from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
+from coder_eval.reports.markdown import cell
+
+BAR_WIDTH = 24
+CHART_TASK_LIMIT = 40
+
+
+def method_note() -> str:
+    """How the intervals were computed, stated once per report."""
+    return (
+        f"Intervals are {CONFIDENCE * 100:.0f}% confidence intervals: {BOOTSTRAP_METHOD} bootstrap "
+        f"({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}) for mean scores, Wilson for pass rates. "
+        "They are computed when the report is rendered and are not stored in the JSON."
+    )
+
+
+# --- experiment.md ----------------------------------------------------------------------------
+
+
+def render_experiment_markdown(result: ExperimentResult) -> str:
+    """experiment.md: variant table, the two-arm comparison, per-task table and a text chart."""
+    sections = [
+        _experiment_header(result),
+        _variant_table(result),
+        _comparison_section(compare_two_arms(result)),
+        _task_table(result),
+        _chart_section(result),
+    ]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+
+def _experiment_header(result: ExperimentResult) -> list[str]:
+    lines = [f"# Experiment {result.experiment_id}", ""]
+    if result.description:
+        lines += [cell(result.description, limit=2000), ""]
+    lines += [
+        f"- **Variants:** {', '.join(f'`{v}`' for v in result.variant_ids) or 'none'}",
+        f"- **Tasks:** {len(result.task_summaries)} · **Total duration:** "
+        f"{format_duration(result.total_duration_seconds)}",
+        "",
+        f"_{method_note()}_",
+    ]
+    return lines
+
+
+def _variant_table(result: ExperimentResult) -> list[str]:
+    lines = [
+        "## Variants",
+        "",
+        "| Variant | Runs | Succeeded | Failed | Errors | Not graded | Mean score | Score CI | Pass rate | "
+        "Pass-rate CI | Tokens | Avg duration |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: |",
+    ]
+    for variant_id in result.variant_ids:
+        aggregate = result.variant_aggregates.get(variant_id) or VariantAggregate(variant_id=variant_id)
+        lines.append(_variant_row(aggregate, variant_statistics(result, variant_id)))
+    return lines
+
+
+def _variant_row(aggregate: VariantAggregate, statistics: VariantStatistics) -> str:
+    values = [
+        f"`{cell(aggregate.variant_id)}`",
+        aggregate.tasks_run,
+        aggregate.tasks_succeeded,
+        aggregate.tasks_failed,
+        aggregate.tasks_error,
+        aggregate.tasks_not_graded,
+        format_score(aggregate.average_score),
+        interval_text(statistics.score),
+        format_percent(aggregate.pass_rate),
+        interval_text(statistics.pass_rate, percent=True),
+        format_tokens(aggregate.total_tokens),
+        format_duration(aggregate.average_duration),
+    ]
+    return "| " + " | ".join(str(v) for v in values) + " |"
+
+
+def _comparison_section(comparison: PairedComparison | None) -> list[str]:
+    if comparison is None:
+        return []
+    a, b = comparison.label_a, comparison.label_b
+    return [
+        f"## Comparison: `{cell(b)}` vs `{cell(a)}`",
+        "",
+        f"**{cell(comparison.verdict, limit=1000)}**",
+        "",
+        "| Measure | Value |",
+        "| --- | --- |",
+        *(f"| {label} | {value} |" for label, value in comparison_rows(comparison)),
+        "",
+        f"_Each task contributes one difference: mean score of `{cell(b)}` minus mean score of `{cell(a)}` over "
+        "its measured replicates. Tasks not measured in both arms are left out._",
+    ]
+
+
+def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
+    """The comparison's numbers as (label, value) pairs, shared by the Markdown and HTML reports."""
+    level = f"{c.confidence * 100:.0f}%"
+    mean = "n/a" if c.mean_difference is None else signed(c.mean_difference, 3)
+    ci = "n/a" if c.interval is None else f"[{signed(c.interval.low, 3)}, {signed(c.interval.high, 3)}]"
+    return [
+        ("Tasks compared", f"{c.n} ({c.tasks_excluded} not measured in both arms)"),
+        ("Unmeasured replicates excluded", str(c.unmeasured_rows)),
+        (f"Mean difference ({c.label_b} − {c.label_a})", mean),
+        (f"{level} CI of the mean difference (bootstrap)", ci),
+        ("Paired t-test p", p_value_text(c.t_pvalue, "n/a (needs 2+ tasks with varying differences)")),
+        (
+            "Wilcoxon signed-rank p",
+            p_value_text(c.wilcoxon_pvalue, f"n/a (needs {WILCOXON_MIN_TASKS}+ tasks, not all tied)"),
+        ),
+        ("Welch t-test p (replicates, unpaired)", p_value_text(c.welch_pvalue)),
+        (f"Tasks {c.label_b} better / {c.label_a} better / tied", f"{c.b_better} / {c.a_better} / {c.ties}"),
+    ]
+
+
+def _task_table(result: ExperimentResult) -> list[str]:
+    if not result.task_summaries:
+        return ["## Tasks", "", "_No task results._"]
+    variants = result.variant_ids
+    header = "| Task | " + " | ".join(f"`{cell(v)}`" for v in variants) + " | Best | Spread | Replicates |"
+    align = "| --- | " + " | ".join("---:" for _ in variants) + " | --- | ---: | ---: |"
+    rows = [_task_row(summary, variants) for summary in result.task_summaries]
+    return ["## Tasks", "", "_Mean score over replicates with its CI._", "", header, align, *rows]
+
+
+def _task_row(summary: TaskExperimentSummary, variants: Sequence[str]) -> str:
+    scores = [score_with_interval(task_score(summary, v)) for v in variants]
+    values = [
+        cell(summary.task_id),
+        *scores,
+        best_label(summary),
+        format_score(summary.score_spread),
+        str(summary.replicate_count),
+    ]
+    return "| " + " | ".join(values) + " |"
+
+
+def score_with_interval(estimate: MeanEstimate | None) -> str:
+    """`0.733 [0.600, 0.867]`, just `1.000` when the interval collapsed, `n/a` when unmeasured."""
+    if estimate is None:
+        return "n/a"
+    if estimate.degenerate:
+        return format_score(estimate.mean)
+    return f"{format_score(estimate.mean)} {interval_text(estimate)}"
+
+
+def best_label(summary: TaskExperimentSummary) -> str:
+    """The best variant's id, `tie`, or `n/a` when no variant was measured."""
+    if summary.is_tie:
+        return "tie"
+    return f"`{cell(summary.best_variant)}`" if summary.best_variant else "n/a"
+
+
+def _chart_section(result: ExperimentResult) -> list[str]:
+    if not result.task_summaries or not result.variant_ids:
+        return []
+    width = max(len(v) for v in result.variant_ids)
+    lines = ["## Score chart", "", "```text"]
+    for summary in result.task_summaries[:CHART_TASK_LIMIT]:
+        lines.append(summary.task_id)
+        lines += [f"  {v.ljust(width)}  {text_bar(task_score(summary, v))}" for v in result.variant_ids]
+    lines.append("```")
+    hidden = len(result.task_summaries) - CHART_TASK_LIMIT
+    if hidden > 0:
+        lines.append(f"_{hidden} more tasks are in the table above._")
+    return lines
+
+
+def text_bar(estimate: MeanEstimate | None) -> str:
+    """A fixed-width bar for a 0–1 score followed by the score and its CI."""
+    if estimate is None:
+        return "·" * BAR_WIDTH + "  n/a"
+    filled = round(clamp_unit(estimate.mean) * BAR_WIDTH)
+    return "█" * filled + "░" * (BAR_WIDTH - filled) + "  " + score_with_interval(estimate)
+
+
+# --- variant.md -------------------------------------------------------------------------------
+
+
+def render_variant_markdown(aggregate: VariantAggregate, results: Sequence[EvaluationResult]) -> str:
+    """variant.md: one variant's rollup with intervals, and its per-task table and chart."""
+    rows = [r for r in results if r.variant_id == aggregate.variant_id]
+    statistics = variant_statistics_from_rows(aggregate, rows)
+    sections = [_variant_header(aggregate, statistics), _variant_task_table(rows), _variant_chart(rows)]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+
+def _variant_header(aggregate: VariantAggregate, statistics: VariantStatistics) -> list[str]:
+    return [
+        f"# Variant {aggregate.variant_id}",
+        "",
+        f"- **Runs:** {aggregate.tasks_run} · {aggregate.tasks_succeeded} succeeded · {aggregate.tasks_failed} "
+        f"failed · {aggregate.tasks_error} errors · {aggregate.tasks_not_graded} not graded",
+        f"- **Mean score:** {format_score(aggregate.average_score)} · CI {interval_text(statistics.score)} "
+        f"· {statistics.unmeasured_rows} unmeasured",
+        f"- **Pass rate:** {format_percent(aggregate.pass_rate)} · "
+        f"CI {interval_text(statistics.pass_rate, percent=True)}",
+        f"- **Tokens:** {format_tokens(aggregate.total_tokens)} · **Avg duration:** "
+        f"{format_duration(aggregate.average_duration)} · **Replicates:** {aggregate.replicate_count}",
+        f"- **Budget stops:** {aggregate.tasks_token_budget_exceeded} token · "
+        f"{aggregate.tasks_cost_budget_exceeded} cost",
+        "",
+        f"_{method_note()}_",
+    ]
+
+
+def rows_by_task(rows: Sequence[EvaluationResult]) -> dict[str, list[EvaluationResult]]:
+    """Rows grouped by task id (sorted), each group in replicate order."""
+    groups: dict[str, list[EvaluationResult]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: (r.task_id, r.replicate_index)):
+        groups[r.task_id].append(r)
+    return dict(groups)
+
+
+def _variant_task_table(rows: Sequence[EvaluationResult]) -> list[str]:
+    if not rows:
+        return ["## Tasks", "", "_No task results._"]
+    lines = [
+        "## Tasks",
+        "",
+        "| Task | Replicates | Statuses | Mean score | Score CI | Avg duration | Tokens |",
+        "| --- | ---: | --- | ---: | --- | ---: | ---: |",
+    ]
+    for task_id, group in rows_by_task(rows).items():
+        estimate = bootstrap_mean([r.weighted_score for r in group if r.weighted_score is not None])
+        values = [
+            cell(task_id),
+            str(len(group)),
+            " ".join(r.final_status.icon for r in group),
+            format_score(estimate.mean if estimate else None),
+            interval_text(estimate),
+            format_duration(sum(r.duration_seconds for r in group) / len(group)),
+            format_tokens(sum(r.total_token_usage.total_tokens for r in group)),
+        ]
+        lines.append("| " + " | ".join(values) + " |")
+    return lines
+
+
+def _variant_chart(rows: Sequence[EvaluationResult]) -> list[str]:
+    groups = rows_by_task(rows)
+    if not groups:
+        return []
+    width = max(len(t) for t in groups)
+    lines = ["## Score chart", "", "```text"]
+    for task_id, group in list(groups.items())[:CHART_TASK_LIMIT]:
+        estimate = bootstrap_mean([r.weighted_score for r in group if r.weighted_score is not None])
+        lines.append(f"{task_id.ljust(width)}  {text_bar(estimate)}")
+    return [*lines, "```"]
