@@ -1,0 +1,264 @@
+"""Experiment files: defaults shared by every arm, and the variants (arms) to compare.
+
+`defaults`, and each variant, carry *partial* config dicts: only the keys that differ
+from the layers below. At load each partial dict is checked against the model it will
+merge into (unknown keys are errors with a did-you-mean); the full validation happens
+on the merged task (see `coder_eval.config.resolve`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, PrivateAttr, field_validator, model_validator
+
+from coder_eval.config.schema import check_partial, check_partial_agent
+from coder_eval.models.base import Identifier, NonBlank, StrictModel
+from coder_eval.models.sandbox import SandboxConfig, TemplateSource
+from coder_eval.models.task_parts import (
+    CheckerContext,
+    PostRunCommand,
+    PreRunCommand,
+    RunLimits,
+    SimulationConfig,
+)
+
+KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class PrefixMutation(StrictModel):
+    """Put text before the prompt."""
+
+    type: Literal["prefix"] = Field(description="Mutation kind.")
+    content: NonBlank = Field(description="Text placed before the prompt.")
+    separator: str = Field("\n\n", description="Joins the content and the prompt.")
+
+
+class SuffixMutation(StrictModel):
+    """Put text after the prompt."""
+
+    type: Literal["suffix"] = Field(description="Mutation kind.")
+    content: NonBlank = Field(description="Text placed after the prompt.")
+    separator: str = Field("\n\n", description="Joins the prompt and the content.")
+
+
+class ReplaceMutation(StrictModel):
+    """Replace text in the prompt: literally, or as a regular expression."""
+
+    type: Literal["replace"] = Field(description="Mutation kind.")
+    pattern: NonBlank = Field(description="Text (or, with regex: true, a Python regular expression) to find.")
+    replacement: str = Field(description="Replacement; with regex: true, backreferences such as \\1 work.")
+    regex: bool = Field(False, description="Treat pattern as a regular expression (re.sub).")
+
+    @model_validator(mode="after")
+    def _pattern_compiles(self) -> ReplaceMutation:
+        if self.regex:
+            try:
+                re.compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern is not a valid regular expression: {exc}") from None
+        return self
+
+
+class TemplateMutation(StrictModel):
+    """Substitute literal `{name}` placeholders; names without a value are left as written."""
+
+    type: Literal["template"] = Field(description="Mutation kind.")
+    variables: dict[str, str] = Field(min_length=1, description="Placeholder name -> replacement text.")
+
+
+PromptMutation = Annotated[
+    PrefixMutation | SuffixMutation | ReplaceMutation | TemplateMutation, Field(discriminator="type")
+]
+
+
+def apply_mutation(prompt: str, mutation: PrefixMutation | SuffixMutation | ReplaceMutation | TemplateMutation) -> str:
+    """Apply one mutation to a prompt."""
+    if isinstance(mutation, PrefixMutation):
+        return f"{mutation.content}{mutation.separator}{prompt}"
+    if isinstance(mutation, SuffixMutation):
+        return f"{prompt}{mutation.separator}{mutation.content}"
+    if isinstance(mutation, ReplaceMutation):
+        if mutation.regex:
+            return re.sub(mutation.pattern, mutation.replacement, prompt)
+        return prompt.replace(mutation.pattern, mutation.replacement)
+    for name, value in mutation.variables.items():
+        prompt = prompt.replace("{" + name + "}", value)
+    return prompt
+
+
+def _raise_problems(problems: list[str]) -> None:
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def _check_agent(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is not None:
+        _raise_problems(check_partial_agent(value))
+    return value
+
+
+class ExperimentDefaults(StrictModel):
+    """Partial config applied to every variant (layer 2 of the merge)."""
+
+    agent: dict[str, Any] | None = Field(None, description="Partial agent config; `type` picks the agent kind.")
+    run_limits: dict[str, Any] | None = Field(None, description="Partial run_limits (per-key).")
+    sandbox: dict[str, Any] | None = Field(None, description="Partial sandbox config (deep-merged).")
+    pre_run: list[PreRunCommand] = Field(
+        default_factory=list, description="Commands run before each task's own pre_run."
+    )
+    post_run: list[PostRunCommand] = Field(
+        default_factory=list, description="Commands run after each task's own post_run."
+    )
+    checker_context: dict[str, Any] | None = Field(None, description="Partial checker_context, per namespace.")
+    simulation: dict[str, Any] | None = Field(None, description="Partial simulation config, per key.")
+    prompt_mutations: list[PromptMutation] = Field(
+        default_factory=list, description="Mutations applied to every variant's prompt, before the variant's own."
+    )
+    repeats: int | None = Field(None, ge=1, description="Replicates per (task, variant) unless a variant says.")
+
+    _agent = field_validator("agent")(_check_agent)
+
+    @field_validator("run_limits")
+    @classmethod
+    def _run_limits(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(RunLimits.model_fields, value, "run_limits"))
+        return value
+
+    @field_validator("sandbox")
+    @classmethod
+    def _sandbox(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(SandboxConfig.model_fields, value, "sandbox"))
+        return value
+
+    @field_validator("checker_context")
+    @classmethod
+    def _checker_context(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(CheckerContext.model_fields, value, "checker_context"))
+        return value
+
+    @field_validator("simulation")
+    @classmethod
+    def _simulation(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(SimulationConfig.model_fields, value, "simulation"))
+        return value
+
+
+class ExperimentVariant(StrictModel):
+    """One arm of the experiment (layer 4 of the merge)."""
+
+    variant_id: Identifier = Field(description="Unique arm id; also a directory name.")
+    description: str = Field("", description="Human-readable label shown in reports.")
+    agent: dict[str, Any] | None = Field(None, description="Partial agent config overrides.")
+    simulation: dict[str, Any] | None = Field(None, description="Partial simulation overrides, per key.")
+    repeats: int | None = Field(None, ge=1, description="Replicates for this arm (beats the experiment default).")
+    template_sources: list[TemplateSource] = Field(
+        default_factory=list, description="Extra sources applied after the task's (template_dir relative to here)."
+    )
+    prompt_mutations: list[PromptMutation] = Field(
+        default_factory=list, description="Ordered mutations of the task prompt."
+    )
+    initial_prompt: str | None = Field(None, description="Replaces the task prompt.")
+    initial_prompt_file: str | None = Field(
+        None, description="File (relative to the experiment YAML) whose text replaces the task prompt."
+    )
+    run_limits: dict[str, Any] | None = Field(None, description="Partial run_limits overrides (per key).")
+    driver: Literal["tempdir", "docker"] | None = Field(None, description="Sandbox driver for this arm.")
+    checker_context: dict[str, Any] | None = Field(None, description="Partial checker_context, per namespace.")
+
+    _agent = field_validator("agent")(_check_agent)
+
+    @field_validator("run_limits")
+    @classmethod
+    def _run_limits(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(RunLimits.model_fields, value, "run_limits"))
+        return value
+
+    @field_validator("simulation")
+    @classmethod
+    def _simulation(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(SimulationConfig.model_fields, value, "simulation"))
+        return value
+
+    @field_validator("checker_context")
+    @classmethod
+    def _checker_context(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _raise_problems(check_partial(CheckerContext.model_fields, value, "checker_context"))
+        return value
+
+    @model_validator(mode="after")
+    def _one_prompt_source(self) -> ExperimentVariant:
+        used = [
+            name
+            for name, is_set in (
+                ("initial_prompt", self.initial_prompt is not None),
+                ("initial_prompt_file", self.initial_prompt_file is not None),
+                ("prompt_mutations", bool(self.prompt_mutations)),
+            )
+            if is_set
+        ]
+        if len(used) > 1:
+            raise ValueError(f"{' and '.join(used)} are mutually exclusive: a variant may set only one of them")
+        return self
+
+
+class ExperimentDefinition(StrictModel):
+    """An experiment file: shared defaults plus at least one variant."""
+
+    experiment_id: str = Field(description="kebab-case experiment id.")
+    description: str = Field("", description="What the experiment measures.")
+    defaults: ExperimentDefaults = Field(
+        default_factory=ExperimentDefaults, description="Partial config applied to every variant."
+    )
+    variants: list[ExperimentVariant] = Field(min_length=1, description="The arms; variant_id values are unique.")
+    repeats: int | None = Field(None, ge=1, description="Same as defaults.repeats (set one or the other).")
+
+    _source_file: Path | None = PrivateAttr(None)
+
+    @field_validator("experiment_id")
+    @classmethod
+    def _kebab(cls, value: str) -> str:
+        if not KEBAB_RE.fullmatch(value):
+            raise ValueError(f"experiment_id {value!r} must be kebab-case (lowercase letters, digits and '-')")
+        return value
+
+    @model_validator(mode="after")
+    def _rules(self) -> ExperimentDefinition:
+        ids = [v.variant_id for v in self.variants]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"variant_id {', '.join(map(repr, dupes))} is used more than once")
+        if self.repeats is not None and self.defaults.repeats is not None:
+            raise ValueError("set repeats either at the top level or under defaults, not both")
+        return self
+
+    @property
+    def source_file(self) -> Path | None:
+        """The YAML file this experiment was loaded from (None when built in code)."""
+        return self._source_file
+
+    def with_source(self, path: Path) -> ExperimentDefinition:
+        """Record the file this experiment came from; returns self."""
+        self._source_file = path
+        return self
+
+    @property
+    def default_repeats(self) -> int | None:
+        """Experiment-wide replicate count, wherever it was written."""
+        return self.defaults.repeats if self.defaults.repeats is not None else self.repeats
+
+    def variant(self, variant_id: str) -> ExperimentVariant:
+        """The variant with this id (KeyError when absent)."""
+        for variant in self.variants:
+            if variant.variant_id == variant_id:
+                return variant
+        raise KeyError(variant_id)
