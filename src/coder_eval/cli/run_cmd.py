@@ -15,7 +15,9 @@ Tags = Annotated[str | None, typer.Option("--tags", "-t", help="Only tasks with 
 Exclude = Annotated[str | None, typer.Option("--exclude-tags", help="Skip tasks with any of these tags.")]
 Skipped = Annotated[bool, typer.Option("--include-skipped", help="Also run tasks marked skip: true.")]
 AgentType = Annotated[str | None, typer.Option("--type", "-T", help="Run every task with this agent type.")]
-Repeats = Annotated[int, typer.Option("--repeats", min=1, help="Run each task N times (replicates 00..N-1).")]
+Repeats = Annotated[
+    int | None, typer.Option("--repeats", min=1, help="Run each task N times; overrides the experiment's repeats.")
+]
 RunDir = Annotated[Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")]
 Preserve = Annotated[
     str | None, typer.Option("--preservation-mode", help="NONE, MOVE_ON_WRITE (tempdir default) or DIRECT_WRITE.")
@@ -37,6 +39,16 @@ Backend = Annotated[
 ]
 Stream = Annotated[str | None, typer.Option("--stream", "-s", help="Print agent events live: full or minimal.")]
 Oracle = Annotated[bool, typer.Option("--oracle", help="Script mode: derive each script from the task's reference.")]
+Experiment = Annotated[
+    str | None,
+    typer.Option("--experiment", "-e", help="Experiment YAML (or a bare name: experiments/<name>.yaml)."),
+]
+Sets = Annotated[
+    list[str] | None,
+    typer.Option("--set", "-D", help="Override a resolved field: -D agent.model=X -D run_limits.max_turns=30."),
+]
+Model = Annotated[str | None, typer.Option("--model", "-m", help="Same as -D agent.model=...")]
+Driver = Annotated[str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (tempdir or docker).")]
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
 
 
@@ -93,6 +105,10 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
         backend=opts["backend"],
         oracle=opts["oracle"],
         cassettes=opts["cassettes"],
+        experiment=opts["experiment"],
+        sets=tuple(opts["sets"] or ()),
+        model=opts["model"],
+        driver=opts["driver"],
         stream_factory=stream_factory,
         select=SelectOptions(
             sample=opts["sample"],
@@ -127,7 +143,7 @@ def run(
     exclude_tags: Exclude = None,
     include_skipped: Skipped = False,
     agent_type: AgentType = None,
-    repeats: Repeats = 1,
+    repeats: Repeats = None,
     run_dir: RunDir = None,
     preservation_mode: Preserve = None,
     resume: Resume = False,
@@ -138,6 +154,10 @@ def run(
     stream: Stream = None,
     oracle: Oracle = False,
     cassettes: Cassettes = None,
+    experiment: Experiment = None,
+    sets: Sets = None,
+    model: Model = None,
+    driver: Driver = None,
 ) -> None:
     """Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input."""
     _pipeline(grade=True, **{k: v for k, v in locals().items()})
@@ -151,7 +171,7 @@ def execute(
     exclude_tags: Exclude = None,
     include_skipped: Skipped = False,
     agent_type: AgentType = None,
-    repeats: Repeats = 1,
+    repeats: Repeats = None,
     run_dir: RunDir = None,
     preservation_mode: Preserve = None,
     resume: Resume = False,
@@ -161,6 +181,10 @@ def execute(
     stream: Stream = None,
     oracle: Oracle = False,
     cassettes: Cassettes = None,
+    experiment: Experiment = None,
+    sets: Sets = None,
+    model: Model = None,
+    driver: Driver = None,
 ) -> None:
     """Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`."""
     _pipeline(grade=False, **{k: v for k, v in locals().items()})

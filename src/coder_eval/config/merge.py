@@ -47,8 +47,6 @@ from coder_eval.config.schema import (
     nested_model,
 )
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, agent_config_class
-from coder_eval.models.sandbox import DockerConfig, SandboxConfig
-from coder_eval.models.task import TaskDefinition
 
 MergeStrategy = Literal["replace", "deep", "shallow", "append", "append_task_first"]
 LayerName = Literal["baseline", "experiment", "task", "variant", "cli"]
@@ -68,16 +66,9 @@ def merge_extra(strategy: MergeStrategy) -> dict[str, Any]:
     return {"merge": strategy}
 
 
-# Declarations for fields on models outside coder_eval.config. Each belongs on its model as
-# `json_schema_extra=merge_extra(...)`; once a model carries the marker, drop its entry here.
-MODEL_DECLARATIONS: dict[tuple[type[BaseModel], str], MergeStrategy] = {
-    (SandboxConfig, "template_sources"): "append_task_first",
-    (DockerConfig, "env_passthrough_extra"): "append",
-    (TaskDefinition, "pre_run"): "append",
-    (TaskDefinition, "post_run"): "append_task_first",
-    (TaskDefinition, "checker_context"): "shallow",
-    (TaskDefinition, "simulation"): "shallow",
-}
+# Every strategy other than the type-aware default is declared on its model with
+# `json_schema_extra={"merge": ...}` (the models cannot import this package).
+MODEL_DECLARATIONS: dict[tuple[type[BaseModel], str], MergeStrategy] = {}
 
 
 @dataclass(frozen=True)

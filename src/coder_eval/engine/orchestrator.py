@@ -160,12 +160,16 @@ async def _run_in_sandbox(state: _State, sandbox: Sandbox, options: RunOptions) 
         await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
 
 
+def _fresh_dir(path: Path) -> None:
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+
+
 async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     """Run one unit and write its task.json and task.log. Never raises for task-level problems."""
     out_dir = unit.directory(options.run_dir)
-    if out_dir.exists():
-        shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True)
+    await asyncio.to_thread(_fresh_dir, out_dir)
     state = _State(unit, datetime.now(UTC), time.monotonic(), TaskLog(), env_info=environment_info())
     state.log.add(
         f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
@@ -190,4 +194,5 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     finally:
         if sandbox.root is not None:
             state.sandbox_path = await asyncio.to_thread(sandbox.finish)
-    return await asyncio.to_thread(build_result, state, options, out_dir, task_config_record(unit.task))
+    record = {**task_config_record(unit.task), "lineage": unit.lineage}
+    return await asyncio.to_thread(build_result, state, options, out_dir, record)

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 
 from coder_eval.agents.events import StreamCallback
 from coder_eval.engine.batch import BatchObserver, run_batch
+from coder_eval.engine.experiment_files import write_experiment_reports
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
+from coder_eval.engine.planning import PlanInputs, plan_units
 from coder_eval.engine.regrade import RegradeError, regrade_in_place
 from coder_eval.engine.resume import clear_leftovers, partition
-from coder_eval.engine.units import RunUnit, expand_units
+from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
@@ -38,8 +40,12 @@ class RunRequest:
     paths: list[str]
     select: SelectOptions = field(default_factory=SelectOptions)
     max_parallel: int = 1
-    repeats: int = 1
+    repeats: int | None = None
     type_override: str | None = None
+    experiment: str | None = None
+    sets: tuple[str, ...] = ()
+    model: str | None = None
+    driver: str | None = None
     run_dir: Path | None = None
     preservation: PreservationMode | None = None
     grade: bool = True
@@ -161,8 +167,13 @@ def run_pipeline(
     """Run (or execute) every selected task; records are written as each unit finishes."""
     started = datetime.now(UTC)
     report = load_tasks(request.paths, request.select)
-    skipped = list(report.skipped) + [SkippedTask(path=str(e.file), reason=e.render()) for e in report.errors]
-    units = expand_units(report.tasks, repeats=request.repeats, type_override=request.type_override)
+    inputs = PlanInputs(
+        request.experiment, request.sets, request.model, request.driver, request.type_override, request.repeats
+    )
+    plan = plan_units(report.tasks, inputs)
+    units = plan.units
+    load_errors = [*report.errors, *plan.errors]
+    skipped = list(report.skipped) + [SkippedTask(path=str(e.file), reason=e.render()) for e in load_errors]
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
     prior: list[EvaluationResult] = []
@@ -206,12 +217,13 @@ def run_pipeline(
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
+    write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
     if request.junit_xml is not None:
         from coder_eval.engine.reporting import junit_text
         from coder_eval.suites import suite_gate_entries
 
         write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results, suite_gate_entries(rollups)))
-    outcome = RunOutcome(run_dir, summary, report.errors, results)
+    outcome = RunOutcome(run_dir, summary, load_errors, results)
     outcome._grading = request.grade
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     return outcome

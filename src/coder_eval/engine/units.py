@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, BaseAgentConfig, agent_config_class, parse_agent_config
@@ -19,6 +20,7 @@ class RunUnit:
     agent: BaseAgentConfig
     variant_id: str = "default"
     replicate_index: int = 0
+    lineage: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def task_id(self) -> str:

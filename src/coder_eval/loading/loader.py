@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ class LoadedTask:
             return f"{self.suite_id}/{self.row_id}"
         return self.definition.task_id
 
-    @property
+    @cached_property
     def task_dir(self) -> Path:
         return self.source_file.parent.resolve()
 

@@ -137,7 +137,9 @@ class DockerConfig(StrictModel):
     network: str | None = Field(None, description="docker --network (none, bridge, ...).")
     working_dir: str | None = Field(None, description="Working directory inside the container ('auto' or a path).")
     build: DockerBuild | None = None
-    env_passthrough_extra: list[str] = Field(default_factory=list, description="Extra env vars forwarded in.")
+    env_passthrough_extra: list[str] = Field(
+        default_factory=list, description="Extra env vars forwarded in.", json_schema_extra={"merge": "append"}
+    )
 
     @model_validator(mode="after")
     def _one_image_source(self) -> DockerConfig:
@@ -166,7 +168,11 @@ class SandboxConfig(StrictModel):
         None, description="A uv virtualenv in the sandbox ({} for an empty one); omitted or null uses the host Python."
     )
     node: NodeEnv | None = Field(None, description="npm packages to install.")
-    template_sources: list[TemplateSource] = Field(default_factory=list, description="Applied in order, last wins.")
+    template_sources: list[TemplateSource] = Field(
+        default_factory=list,
+        description="Applied in order, last wins.",
+        json_schema_extra={"merge": "append_task_first"},
+    )
     ignore_patterns: list[str] = Field(
         default_factory=list, description="Extra ignore patterns; a leading '!' removes a default one."
     )

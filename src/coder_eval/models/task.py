@@ -44,11 +44,22 @@ class TaskDefinition(StrictModel):
     run_limits: RunLimits = Field(default_factory=RunLimits, description="Turn, time, token and USD caps.")
     success_criteria: list[SuccessCriterion] = Field(min_length=1, description="How the result is scored.")
     reference: ReferenceConfig | None = Field(None, description="Reference solution directory.")
-    pre_run: list[PreRunCommand] = Field(default_factory=list, description="Commands before the agent starts.")
-    post_run: list[PostRunCommand] = Field(default_factory=list, description="Commands after grading.")
+    # Layered merges: experiment pre_run runs before the task's own, post_run after it.
+    pre_run: list[PreRunCommand] = Field(
+        default_factory=list, description="Commands before the agent starts.", json_schema_extra={"merge": "append"}
+    )
+    post_run: list[PostRunCommand] = Field(
+        default_factory=list,
+        description="Commands after grading.",
+        json_schema_extra={"merge": "append_task_first"},
+    )
     dataset: DatasetConfig | None = Field(None, description="Fan the task out over dataset rows.")
-    simulation: SimulationConfig | None = Field(None, description="Multi-turn simulated user.")
-    checker_context: CheckerContext | None = Field(None, description="Configuration for the grading side.")
+    simulation: SimulationConfig | None = Field(
+        None, description="Multi-turn simulated user.", json_schema_extra={"merge": "shallow"}
+    )
+    checker_context: CheckerContext | None = Field(
+        None, description="Configuration for the grading side.", json_schema_extra={"merge": "shallow"}
+    )
 
     @field_validator("tags")
     @classmethod

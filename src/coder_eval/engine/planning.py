@@ -1,0 +1,103 @@
+"""Turn loaded tasks into run units: resolve each task under each experiment variant."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from coder_eval.config.experiments import baseline_experiment, load_experiment
+from coder_eval.config.overrides import build_cli_layer
+from coder_eval.config.resolve import ResolvedTask, resolve_prompt, resolve_task
+from coder_eval.engine.units import RunUnit
+from coder_eval.errors import TaskConfigError
+from coder_eval.loading.loader import LoadedTask
+from coder_eval.models.agent import DEFAULT_AGENT_KIND, parse_agent_config
+from coder_eval.models.experiment import ExperimentDefinition, ExperimentVariant
+
+
+@dataclass
+class ExperimentPlan:
+    experiment: ExperimentDefinition
+    units: list[RunUnit] = field(default_factory=list)
+    errors: list[TaskConfigError] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlanInputs:
+    """What the command line contributes to resolution (layer 5 and the experiment choice)."""
+
+    experiment: str | None = None
+    sets: tuple[str, ...] = ()
+    model: str | None = None
+    driver: str | None = None
+    agent_type: str | None = None
+    repeats: int | None = None
+
+
+def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None = None) -> ExperimentPlan:
+    """One unit per (variant, task, replicate); a task that fails to resolve is reported, not run."""
+    base = cwd or Path.cwd()
+    experiment = load_experiment(inputs.experiment, cwd=base)
+    baseline = baseline_experiment(base)
+    cli = build_cli_layer(inputs.sets, model=inputs.model, driver=inputs.driver, agent_type=inputs.agent_type)
+    exp_dir = experiment.source_file.parent if experiment.source_file else base
+    plan = ExperimentPlan(experiment)
+    for variant in experiment.variants:
+        first_row: dict[Path, ResolvedTask] = {}
+        for task in tasks:
+            try:
+                if task.suite_id is not None and task.source_file in first_row:
+                    resolved = _like_first_row(
+                        first_row[task.source_file], task, experiment, variant, baseline, exp_dir
+                    )
+                else:
+                    resolved = resolve_task(
+                        task,
+                        experiment=experiment,
+                        variant=variant,
+                        baseline=baseline,
+                        cli=cli,
+                        experiment_dir=exp_dir,
+                        cli_repeats=inputs.repeats,
+                    )
+                    if task.suite_id is not None:
+                        first_row[task.source_file] = resolved
+            except TaskConfigError as exc:
+                plan.errors.append(exc)
+                continue
+            loaded = resolved.loaded()
+            agent = loaded.definition.agent or parse_agent_config({"type": DEFAULT_AGENT_KIND})
+            lineage = _set_by_layers(resolved.lineage)
+            plan.units.extend(
+                RunUnit(loaded, agent, variant.variant_id, i, lineage=lineage) for i in range(resolved.repeats)
+            )
+    return plan
+
+
+def _like_first_row(
+    first: ResolvedTask,
+    task: LoadedTask,
+    experiment: ExperimentDefinition,
+    variant: ExperimentVariant,
+    baseline: ExperimentDefinition,
+    exp_dir: Path,
+) -> ResolvedTask:
+    """Rows of one dataset differ only in prompt and criteria, so they share the first row's resolution."""
+    prompt = resolve_prompt(
+        task.definition.initial_prompt,
+        experiment=experiment,
+        variant=variant,
+        baseline=baseline,
+        experiment_dir=exp_dir,
+    )
+    definition = first.definition.model_copy(
+        update={"initial_prompt": prompt, "success_criteria": task.definition.success_criteria}
+    )
+    return replace(first, definition=definition, row_id=task.row_id, row=task.row)
+
+
+def _set_by_layers(lineage: Mapping[str, Any]) -> dict[str, Any]:
+    """Lineage of the values some layer set (model defaults are implied), to keep task.json small."""
+    return {path: entry for path, entry in lineage.items() if entry.get("source") != "default"}
