@@ -15,8 +15,16 @@ def plan(
         list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print problems.")] = False,
+    experiment: Annotated[
+        str | None, typer.Option("--experiment", "-e", help="Also resolve every task under this experiment.")
+    ] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", "-D", help="Overrides, as for run.")] = None,
 ) -> None:
-    """Validate task files: schema, paths, datasets; warn about missing CLIs and credentials."""
+    """Validate task files: schema, paths, datasets; warn about missing CLIs and credentials.
+
+    With -e (or -D), also resolve each task under each variant and print the resolved agent,
+    limits and sandbox driver, so a typo in an experiment shows up before any run.
+    """
     # Plain click styling, not Rich: plan is run often and start-up time matters here.
     from coder_eval.engine.plan import plan as run_plan
 
@@ -39,6 +47,34 @@ def plan(
             typer.echo(typer.style("    ! ", fg="yellow") + warning)
     for warning in report.environment:
         typer.echo(typer.style("warning: ", fg="yellow") + warning, err=True)
+    if experiment is not None or sets:
+        resolution_ok = _show_resolution(report, experiment, tuple(sets or ()))
+        report_ok = report.ok and resolution_ok
+    else:
+        report_ok = report.ok
     bad = sum(not f.ok for f in report.files)
     typer.echo(f"{len(report.files) - bad} of {len(report.files)} task files valid")
-    raise typer.Exit(0 if report.ok else 1)
+    raise typer.Exit(0 if report_ok else 1)
+
+
+def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ...]) -> bool:
+    from coder_eval.engine.plan import PlanReport
+    from coder_eval.engine.planning import PlanInputs, plan_units
+
+    assert isinstance(report, PlanReport)
+    tasks = [t for f in report.files for t in f.tasks[:1]]  # one row per dataset is enough to show
+    plan = plan_units(tasks, PlanInputs(experiment=experiment, sets=sets))
+    typer.echo(f"experiment {plan.experiment.experiment_id}: {len(plan.experiment.variants)} variant(s)")
+    for unit in plan.units:
+        if unit.replicate_index:
+            continue
+        agent, limits = unit.agent, unit.task.definition.run_limits
+        typer.echo(
+            f"  {unit.variant_id} / {unit.task_id}: agent {agent.type}"
+            + (f" model {agent.model}" if agent.model else "")
+            + f", permission {agent.permission_mode}, max_turns {limits.max_turns}, "
+            f"task_timeout {limits.task_timeout}, driver {unit.task.definition.sandbox.driver}"
+        )
+    for error in plan.errors:
+        typer.echo(typer.style("✗ ", fg="red") + error.render())
+    return not plan.errors
