@@ -17,19 +17,36 @@ TASKS = ["alpha", "beta", "gamma", "delta"]
 def write_suite(root: Path, *, arm_b_fixes: bool) -> None:
     (root / "tasks").mkdir()
     for name in TASKS:
-        (root / "tasks" / f"{name}.yaml").write_text(yaml.safe_dump({
-            "task_id": name, "description": f"{name} needs out.txt", "agent": {"type": "none"},
-            "success_criteria": [{"type": "file_contains", "path": "out.txt", "includes": ["hello"],
-                                  "description": "out.txt says hello"}],
-        }))
+        (root / "tasks" / f"{name}.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "task_id": name,
+                    "description": f"{name} needs out.txt",
+                    "agent": {"type": "none"},
+                    "success_criteria": [
+                        {
+                            "type": "file_contains",
+                            "path": "out.txt",
+                            "includes": ["hello"],
+                            "description": "out.txt says hello",
+                        }
+                    ],
+                }
+            )
+        )
     # Arm B differs from A only by a starter file that satisfies the criterion (when asked to).
     overlay = [{"type": "starter_files", "files": [{"path": "out.txt", "content": "hello"}]}] if arm_b_fixes else []
     (root / "experiments").mkdir()
-    (root / "experiments" / "ab.yaml").write_text(yaml.safe_dump({
-        "experiment_id": "ab", "description": "does the overlay help?",
-        "defaults": {"repeats": 3},
-        "variants": [{"variant_id": "arm-a"}, {"variant_id": "arm-b", "template_sources": overlay}],
-    }))
+    (root / "experiments" / "ab.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "experiment_id": "ab",
+                "description": "does the overlay help?",
+                "defaults": {"repeats": 3},
+                "variants": [{"variant_id": "arm-a"}, {"variant_id": "arm-b", "template_sources": overlay}],
+            }
+        )
+    )
 
 
 def test_clear_winner(tmp_path: Path) -> None:
