@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from coder_eval.config.schema import check_partial, check_partial_agent
 from coder_eval.models.base import Identifier, NonBlank, StrictModel
@@ -100,6 +100,21 @@ def _check_agent(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+_PARTIAL_TARGETS: dict[str, type[BaseModel]] = {
+    "run_limits": RunLimits,
+    "sandbox": SandboxConfig,
+    "checker_context": CheckerContext,
+    "simulation": SimulationConfig,
+}
+
+
+def _check_partial_block(value: dict[str, Any] | None, info: ValidationInfo) -> dict[str, Any] | None:
+    """Partial blocks name only real fields of their target model (full validation follows the merge)."""
+    if value is not None and info.field_name is not None:
+        _raise_problems(check_partial(_PARTIAL_TARGETS[info.field_name].model_fields, value, info.field_name))
+    return value
+
+
 class ExperimentDefaults(StrictModel):
     """Partial config applied to every variant (layer 2 of the merge)."""
 
@@ -120,34 +135,7 @@ class ExperimentDefaults(StrictModel):
     repeats: int | None = Field(None, ge=1, description="Replicates per (task, variant) unless a variant says.")
 
     _agent = field_validator("agent")(_check_agent)
-
-    @field_validator("run_limits")
-    @classmethod
-    def _run_limits(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(RunLimits.model_fields, value, "run_limits"))
-        return value
-
-    @field_validator("sandbox")
-    @classmethod
-    def _sandbox(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(SandboxConfig.model_fields, value, "sandbox"))
-        return value
-
-    @field_validator("checker_context")
-    @classmethod
-    def _checker_context(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(CheckerContext.model_fields, value, "checker_context"))
-        return value
-
-    @field_validator("simulation")
-    @classmethod
-    def _simulation(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(SimulationConfig.model_fields, value, "simulation"))
-        return value
+    _partials = field_validator("run_limits", "sandbox", "checker_context", "simulation")(_check_partial_block)
 
 
 class ExperimentVariant(StrictModel):
@@ -173,27 +161,7 @@ class ExperimentVariant(StrictModel):
     checker_context: dict[str, Any] | None = Field(None, description="Partial checker_context, per namespace.")
 
     _agent = field_validator("agent")(_check_agent)
-
-    @field_validator("run_limits")
-    @classmethod
-    def _run_limits(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(RunLimits.model_fields, value, "run_limits"))
-        return value
-
-    @field_validator("simulation")
-    @classmethod
-    def _simulation(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(SimulationConfig.model_fields, value, "simulation"))
-        return value
-
-    @field_validator("checker_context")
-    @classmethod
-    def _checker_context(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            _raise_problems(check_partial(CheckerContext.model_fields, value, "checker_context"))
-        return value
+    _partials = field_validator("run_limits", "checker_context", "simulation")(_check_partial_block)
 
     @model_validator(mode="after")
     def _one_prompt_source(self) -> ExperimentVariant:
