@@ -95,9 +95,12 @@ async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> 
     except OSError as exc:
         state.fail(FinalStatus.ERROR, f"agent.system_prompt_file: {exc}")
         return
-    link = (
-        options.model_link.open(unit, sandbox.workspace) if options.model_link and unit.agent.type != "none" else None
-    )
+    try:
+        needs_model = options.model_link is not None and unit.agent.type != "none"
+        link = options.model_link.open(unit, sandbox.workspace) if options.model_link and needs_model else None
+    except CoderEvalError as exc:  # e.g. no script for this task under --backend script
+        state.fail(FinalStatus.ERROR, str(exc))
+        return
     env = {**sandbox.env(), **(link.env if link else {})}
     agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
     try:
