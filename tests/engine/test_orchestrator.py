@@ -237,3 +237,9 @@ def test_records_are_complete_json(run_task, tmp_path):
     assert record["final_status"] == "SUCCESS"
     assert (tmp_path / "run" / "default" / "demo" / "00" / "task.log").read_text().strip()
     assert not list(Path(tmp_path / "run").rglob(".*.tmp"))
+
+
+def test_agent_kind_without_a_runner_is_an_error_not_a_crash(run_task):
+    result = run_task(base_task(agent={"type": "codex"}))
+    assert result.final_status is FinalStatus.ERROR
+    assert "no implementation" in (result.error_message or "")

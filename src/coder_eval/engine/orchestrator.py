@@ -102,7 +102,13 @@ async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> 
         state.fail(FinalStatus.ERROR, str(exc))
         return
     env = {**sandbox.env(), **(link.env if link else {})}
-    agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
+    try:
+        agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
+    except LookupError as exc:  # a kind whose schema is known but whose runner is not installed
+        if link is not None:
+            link.finish(state.phase, state.env_info, state.log)
+        state.fail(FinalStatus.ERROR, f"{exc}; run it with another --type or install the agent's plugin")
+        return
     try:
         await agent.start(sandbox.workspace, env_path_prepend=list(sandbox.bin_dirs))
         state.env_info.update(agent.environment_info())
