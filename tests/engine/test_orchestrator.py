@@ -243,3 +243,9 @@ def test_agent_kind_without_a_runner_is_an_error_not_a_crash(run_task):
     result = run_task(base_task(agent={"type": "codex"}))
     assert result.final_status is FinalStatus.ERROR
     assert "no implementation" in (result.error_message or "")
+
+
+def test_unavailable_sandbox_driver_is_a_task_error(run_task):
+    result = run_task(base_task(sandbox={"driver": "docker"}))
+    assert result.final_status is FinalStatus.ERROR
+    assert "docker" in (result.error_message or "")

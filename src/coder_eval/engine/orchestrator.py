@@ -184,24 +184,29 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
         f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
         f"agent {unit.agent.type}"
     )
-    mode = options.preservation
-    sandbox = Sandbox(
-        unit.task.definition.sandbox,
-        task_dir=unit.task.task_dir,
-        task_file=unit.task.source_file,
-        artifacts_dir=out_dir / ARTIFACTS_DIR,
-        mode=mode,
-        base_env=None,
-        scratch=options.run_dir / SCRATCH_DIR,
-    )
+    sandbox: Sandbox | None = None
     try:
+        sandbox = Sandbox(
+            unit.task.definition.sandbox,
+            task_dir=unit.task.task_dir,
+            task_file=unit.task.source_file,
+            artifacts_dir=out_dir / ARTIFACTS_DIR,
+            mode=options.preservation,
+            base_env=None,
+            scratch=options.run_dir / SCRATCH_DIR,
+        )
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
     except (SetupError, CoderEvalError) as exc:
         state.fail(FinalStatus.ERROR, f"sandbox setup failed: {exc}")
+    except Exception as exc:  # a bug in one unit must not take the batch (and its records) down
+        import traceback
+
+        state.log.add(traceback.format_exc())
+        state.fail(FinalStatus.ERROR, f"internal error in Coder Eval ({exc.__class__.__name__}: {exc}); see task.log")
     finally:
-        if sandbox.root is not None:
+        if sandbox is not None and sandbox.root is not None:
             state.sandbox_path = await asyncio.to_thread(sandbox.finish)
     record = {**task_config_record(unit.task), "lineage": unit.lineage}
     return await asyncio.to_thread(build_result, state, options, out_dir, record)
