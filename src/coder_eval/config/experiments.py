@@ -8,8 +8,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.errors import TaskConfigError, UsageError
-from coder_eval.loading.problems import did_you_mean, validation_problems
+from coder_eval.loading.problems import validation_problems
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.plugins import ensure_plugins_loaded

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Union
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-from coder_eval.loading.problems import did_you_mean
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.models.agent import BaseAgentConfig, agent_config_class, registered_agent_kinds
 from coder_eval.plugins import ensure_plugins_loaded
 

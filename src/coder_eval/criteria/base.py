@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.common.ignore import IgnoreRules
+from coder_eval.common.process import ShellResult, run_shell
+from coder_eval.common.secrets import scrub_env
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
-from coder_eval.process import ShellResult, run_shell
-from coder_eval.secrets import scrub_env
 
 SpecT = TypeVar("SpecT", bound=BaseCriterion)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from coder_eval.criteria.argv_match import ArgvPattern, FlagTest, mismatches
+from coder_eval.common.argv_match import ArgvPattern, FlagTest, mismatches
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, single_file
 from coder_eval.criteria.invocation_log import Invocation, InvocationLogError, read_invocations
 from coder_eval.criteria.registry import register_criterion

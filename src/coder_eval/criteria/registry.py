@@ -16,11 +16,9 @@ _NOT_CHECKERS = {
     "base",
     "registry",
     "paths",
-    "ignore",
     "scoring",
     "grading",
     "invocation_log",
-    "argv_match",
     "shell_text",
 }
 _scanned = False

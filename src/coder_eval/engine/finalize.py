@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import total_usage
 from coder_eval.models.criteria import CommandsEfficiencyCriterion
@@ -15,7 +16,6 @@ from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandStatistics
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import TASK_JSON, TASK_LOG
-from coder_eval.secrets import Redactor
 
 if TYPE_CHECKING:
     from coder_eval.engine.orchestrator import RunOptions, _State

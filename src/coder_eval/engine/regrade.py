@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
 from coder_eval.engine.hooks import run_post
@@ -27,7 +28,6 @@ from coder_eval.plugins import ensure_plugins_loaded
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
 from coder_eval.sandbox.sandbox import Sandbox
-from coder_eval.secrets import Redactor
 
 GRADE_LOG = "grade.log"
 _SHELL_CRITERIA = (

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder_eval.agents.events import StreamCallback
+from coder_eval.common.process import kill_running_commands
 from coder_eval.engine.batch import BatchObserver, run_batch
 from coder_eval.engine.experiment_files import write_experiment_reports
 from coder_eval.engine.model_link import ModelLink
@@ -23,7 +24,6 @@ from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
-from coder_eval.process import kill_running_commands
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
 from coder_eval.records.run_files import write_run_files

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Sequence
@@ -10,6 +9,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ValidationError
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.errors import Problem
 from coder_eval.loading.yaml_source import LineMap
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, BaseAgentConfig, agent_config_class
@@ -99,11 +99,6 @@ def _agent_model(raw_agent: Any) -> type[BaseModel]:
         return agent_config_class(str(kind))
     except ValueError:
         return BaseAgentConfig
-
-
-def did_you_mean(word: str, options: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}?" if close else ""
 
 
 def _line_for(loc: Loc, lines: LineMap) -> int | None:

@@ -83,7 +83,7 @@ def write_shims(specs: list[RecordCliSpec], root: Path) -> Path | None:
         return None
     mocks = root / MOCKS_DIR
     mocks.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(Path(__file__).resolve().parent.parent / "criteria" / _MATCHER, mocks / _MATCHER)
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "common" / _MATCHER, mocks / _MATCHER)
     python = os.path.realpath(sys.executable)
     for spec in specs:
         shim = mocks / spec.tool

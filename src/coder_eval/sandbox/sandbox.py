@@ -6,15 +6,15 @@ import os
 import stat
 from pathlib import Path
 
-from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.common.ignore import IgnoreRules
+from coder_eval.common.process import ShellResult, run_shell
+from coder_eval.common.secrets import scrub_env
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import SandboxConfig
-from coder_eval.process import ShellResult, run_shell
 from coder_eval.sandbox.drivers import PreservationMode, get_driver
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
 from coder_eval.sandbox.record_cli import write_shims
 from coder_eval.sandbox.templates import apply_sources
-from coder_eval.secrets import scrub_env
 
 
 class Sandbox:
