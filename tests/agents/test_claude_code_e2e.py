@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 pytestmark = [
     pytest.mark.slow,

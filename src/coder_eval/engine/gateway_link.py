@@ -7,33 +7,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coder_eval.agents.kind import RouteAddress
 from coder_eval.engine.agent_phase import AgentPhase, total_usage
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.gateway.server import GatewayThread, Route
 from coder_eval.gateway.source import Budget, ReplySource
+from coder_eval.models.tools import ToolVocabulary
 
-DUMMY_KEY = "coder-eval-gateway"
 API_KEY_VARS = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai_chat": "OPENAI_API_KEY",
     "openai_responses": "OPENAI_API_KEY",
     "gemini": "GEMINI_API_KEY",
 }
-
-
-def provider_env(route: Route) -> dict[str, str]:
-    """Point every supported client at the route (the token in the path attributes the calls)."""
-    return {
-        "ANTHROPIC_BASE_URL": route.base_url,
-        "ANTHROPIC_API_KEY": DUMMY_KEY,
-        "OPENAI_BASE_URL": f"{route.base_url}/v1",
-        "OPENAI_API_KEY": route.token,
-        "CODEX_BASE_URL": f"{route.base_url}/v1",
-        "CODEX_API_KEY": route.token,
-        "GOOGLE_GEMINI_BASE_URL": route.base_url,
-        "GEMINI_API_KEY": route.token,
-    }
 
 
 def real_api_keys(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -61,6 +48,10 @@ class _OpenRoute:
     thread: GatewayThread
     route: Route
     env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> RouteAddress:
+        return RouteAddress(self.route.base_url, self.route.token)
 
     def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
         self.thread.close_route(self.route)
@@ -96,7 +87,7 @@ class GatewayLink:
         self.thread = thread
         self.oracle = oracle
 
-    def open(self, unit: RunUnit, workspace: Path) -> _OpenRoute:
+    def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _OpenRoute:
         source: ReplySource | None = None
         if self.thread.gateway.mode == "script":
             from coder_eval.gateway.script import ScriptedModel
@@ -110,7 +101,7 @@ class GatewayLink:
             model_hint=unit.agent.model,
             workdir=str(workspace),
         )
-        return _OpenRoute(self.thread, route, provider_env(route))
+        return _OpenRoute(self.thread, route)
 
 
 BEDROCK_VARS = (
@@ -128,6 +119,7 @@ BEDROCK_VARS = (
 @dataclass
 class _DirectToBedrock:
     env: dict[str, str] = field(default_factory=dict)
+    address: RouteAddress | None = None
 
     def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
         env_info["api_backend"] = "bedrock (no gateway: token and cost figures are the agent's own)"
@@ -136,7 +128,7 @@ class _DirectToBedrock:
 class BedrockLink:
     """Bedrock bypasses the gateway: the agent gets the AWS credentials and calls AWS itself."""
 
-    def open(self, unit: RunUnit, workspace: Path) -> _DirectToBedrock:
+    def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _DirectToBedrock:
         env = {k: os.environ[k] for k in BEDROCK_VARS if os.environ.get(k)}
         env["CLAUDE_CODE_USE_BEDROCK"] = "1"
         if os.environ.get("BEDROCK_MODEL"):

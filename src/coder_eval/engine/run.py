@@ -132,10 +132,10 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
 
 def _load_agents(units: list[RunUnit]) -> None:
     """Import every needed agent implementation now, not inside the first task's event loop turn."""
-    from coder_eval.agents.registry import AgentRegistry
+    from coder_eval.agents.registry import agent_kind
 
     for kind in sorted({u.agent.type for u in units}):
-        AgentRegistry.agent_class(kind)
+        agent_kind(kind).load()
 
 
 def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLink | None:
