@@ -12,8 +12,17 @@ from typing import Any
 
 import pytest
 
+from coder_eval.agents.vocabularies import (
+    ANTHROPIC_API_TOOLS,
+    ANTIGRAVITY_TOOLS,
+    CLAUDE_CODE_TOOLS,
+    CODEX_TOOLS,
+    GEMINI_CLI_TOOLS,
+    OPENCODE_TOOLS,
+    PI_TOOLS,
+)
 from coder_eval.errors import TaskConfigError
-from coder_eval.gateway.script import ScriptedModel, ToolMapper, shell_write
+from coder_eval.gateway.script import ScriptedModel
 from coder_eval.gateway.script_file import load_script, oracle_script, parse_script, script_for
 from coder_eval.gateway.script_model import (
     EditFile,
@@ -24,9 +33,12 @@ from coder_eval.gateway.script_model import (
     ToolAction,
     WriteFile,
 )
+from coder_eval.gateway.script_text import shell_write
 from coder_eval.gateway.source import ReplySource
+from coder_eval.gateway.tool_mapping import ToolMapper, UnmappableStepError
 from coder_eval.gateway.types import GatewayError, Message, ModelReply, ModelRequest, ToolResult, ToolSpec
 from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
+from coder_eval.models.tools import ToolVocabulary
 
 CWD = "/work/sbx"
 
@@ -125,23 +137,28 @@ EDITOR = [
     )
 ]
 
-AGENTS: dict[str, tuple[list[ToolSpec], str, str]] = {
-    "claude": (CLAUDE, CLAUDE_SYSTEM, "Write a file"),
-    "codex": (CODEX, "You are Codex.", CODEX_USER),
-    "gemini": (GEMINI, "You are Gemini CLI.", GEMINI_USER),
-    "opencode": (OPENCODE, OPENCODE_SYSTEM, "Write a file"),
-    "pi": (PI, PI_SYSTEM, "Write a file"),
-    "editor": (EDITOR, CLAUDE_SYSTEM, "Write a file"),
+AGENTS: dict[str, tuple[list[ToolSpec], str, str, ToolVocabulary]] = {
+    "claude": (CLAUDE, CLAUDE_SYSTEM, "Write a file", CLAUDE_CODE_TOOLS),
+    "codex": (CODEX, "You are Codex.", CODEX_USER, CODEX_TOOLS),
+    "gemini": (GEMINI, "You are Gemini CLI.", GEMINI_USER, GEMINI_CLI_TOOLS),
+    "opencode": (OPENCODE, OPENCODE_SYSTEM, "Write a file", OPENCODE_TOOLS),
+    "pi": (PI, PI_SYSTEM, "Write a file", PI_TOOLS),
+    "editor": (EDITOR, CLAUDE_SYSTEM, "Write a file", ANTHROPIC_API_TOOLS),
 }
 
 
 def first_request(agent: str) -> ModelRequest:
-    tools, system, user = AGENTS[agent]
+    tools, system, user, _ = AGENTS[agent]
     return ModelRequest(protocol="test", model="m", messages=[Message("user", user)], tools=tools, system=system)
 
 
+def scripted(script: Script, agent: str = "claude", **kwargs: Any) -> ScriptedModel:
+    """A scripted model speaking `agent`'s tool vocabulary."""
+    return ScriptedModel(script, vocabulary=AGENTS[agent][3], **kwargs)
+
+
 def play(script: Script, agent: str = "claude", **kwargs: Any) -> tuple[ScriptedModel, ModelReply]:
-    model = ScriptedModel(script, **kwargs)
+    model = scripted(script, agent, **kwargs)
     return model, asyncio.run(model.reply(first_request(agent)))
 
 
@@ -231,15 +248,15 @@ def test_explicit_cwd_wins_over_the_prompt() -> None:
 
 def test_absolute_script_paths_are_kept_and_unknown_cwd_keeps_relative_paths() -> None:
     request = ModelRequest(protocol="t", model="m", messages=[Message("user", "go")], tools=CLAUDE)
-    model = ScriptedModel(parse_script({"steps": [READ, {"read_file": "/etc/hosts"}]}, "x"))
+    model = scripted(parse_script({"steps": [READ, {"read_file": "/etc/hosts"}]}, "x"))
     first = asyncio.run(model.reply(request))
     assert first.tool_calls[0].arguments == {"file_path": "a.py"}
-    assert ToolMapper(CLAUDE, None).read("/etc/hosts") == ("Read", {"file_path": "/etc/hosts"})
+    assert ToolMapper(CLAUDE, None, CLAUDE_CODE_TOOLS).read("/etc/hosts") == ("Read", {"file_path": "/etc/hosts"})
 
 
 def test_schemaless_provider_tools_get_their_known_arguments() -> None:
     tools = [ToolSpec("str_replace_based_edit_tool"), ToolSpec("local_shell")]
-    mapper = ToolMapper(tools, CWD)
+    mapper = ToolMapper(tools, CWD, ANTHROPIC_API_TOOLS.merged(CODEX_TOOLS))
     assert mapper.write(WriteFile(path="a", content="x")) == (
         "str_replace_based_edit_tool",
         {"command": "create", "path": f"{CWD}/a", "file_text": "x"},
@@ -285,7 +302,7 @@ def test_no_usable_tool_is_a_clear_400() -> None:
     request = ModelRequest(
         protocol="t", model="m", messages=[Message("user", "go")], tools=[tool("WebSearch", {"query": s()})]
     )
-    model = ScriptedModel(one_step(WRITE))
+    model = scripted(one_step(WRITE))
     with pytest.raises(GatewayError) as info:
         asyncio.run(model.reply(request))
     assert info.value.status == 400
@@ -298,10 +315,70 @@ def test_unknown_required_arguments_get_placeholders() -> None:
     tools = [
         tool("run_shell_command", {"command": s(), "why": s(), "mode": {"enum": ["a", "b"]}, "n": {"type": "integer"}})
     ]
-    assert ToolMapper(tools, None).run("ls") == (
+    assert ToolMapper(tools, None, GEMINI_CLI_TOOLS).run("ls") == (
         "run_shell_command",
         {"command": "ls", "why": "ls", "mode": "a", "n": 0},
     )
+
+
+def test_tools_are_found_by_the_agents_vocabulary_not_by_built_in_names() -> None:
+    """The mapper knows no agent's names: a vocabulary that lacks Gemini's shell cannot run a command."""
+    gemini_shell = [tool("run_shell_command", {"command": s()})]
+    assert ToolMapper(gemini_shell, CWD, GEMINI_CLI_TOOLS).run("ls") == ("run_shell_command", {"command": "ls"})
+    with pytest.raises(UnmappableStepError, match="no shell tool"):
+        ToolMapper(gemini_shell, CWD).run("ls")
+    with pytest.raises(UnmappableStepError):
+        ToolMapper([ToolSpec("local_shell")], CWD, CLAUDE_CODE_TOOLS).run("ls")
+
+
+def test_a_plugin_vocabulary_maps_its_own_names_and_argument_keys() -> None:
+    vocabulary = ToolVocabulary(
+        tools={"exec": "shell", "put": "write", "fetch_doc": "fetch"},
+        arguments={"command": ("line",), "path": ("where",), "content": ("body",)},
+    )
+    tools = [tool("fetch_doc", {"where": s()}), tool("put", {"where": s(), "body": s()}), tool("exec", {"line": s()})]
+    mapper = ToolMapper(tools, CWD, vocabulary)
+    assert mapper.write(WriteFile(path="a.txt", content="x")) == ("put", {"where": "a.txt", "body": "x"})
+    assert mapper.run("ls") == ("exec", {"line": "ls"})
+    assert mapper.read("a.txt") == ("exec", {"line": "cat -- a.txt"})  # fetch_doc is no read tool
+    assert vocabulary.kind_of("Fetch-Doc") == "fetch"
+
+
+def test_a_role_the_vocabulary_leaves_empty_uses_the_generic_keys() -> None:
+    vocabulary = ToolVocabulary(tools={"edit_file": "edit"}, arguments={"path": ("TargetFile",)})
+    tools = [tool("edit_file", {"TargetFile": s(), "old_string": s(), "new_string": s()})]
+    assert ToolMapper(tools, None, vocabulary).edit(EditFile(path="a.py", old="1", new="2")) == (
+        "edit_file",
+        {"TargetFile": "a.py", "old_string": "1", "new_string": "2"},
+    )
+
+
+def test_antigravity_pascal_case_arguments() -> None:
+    tools = [
+        tool("run_command", {"CommandLine": s(), "Cwd": s()}, ["CommandLine"]),
+        tool("create_file", {"TargetFile": s("Absolute path of the file"), "CodeContent": s()}),
+        tool("view_file", {"AbsolutePath": s()}),
+    ]
+    mapper = ToolMapper(tools, CWD, ANTIGRAVITY_TOOLS)
+    assert mapper.write(WriteFile(path="a.txt", content="x")) == (
+        "create_file",
+        {"TargetFile": f"{CWD}/a.txt", "CodeContent": "x"},
+    )
+    assert mapper.read("a.txt") == ("view_file", {"AbsolutePath": f"{CWD}/a.txt"})
+    assert mapper.run("ls") == ("run_command", {"CommandLine": "ls"})
+
+
+def test_within_one_kind_the_first_listed_tool_is_preferred() -> None:
+    offered = [tool("exec_command", {"cmd": s()}), tool("shell", {"command": {"type": "array"}})]
+    assert ToolMapper(offered, CWD, CODEX_TOOLS).run("ls") == ("shell", bash("ls"))
+    assert ToolMapper(offered[:1], CWD, CODEX_TOOLS).run("ls") == ("exec_command", {"cmd": "ls"})
+
+
+def test_every_builtin_vocabulary_names_the_kinds_the_mapper_needs() -> None:
+    for vocabulary in (CLAUDE_CODE_TOOLS, CODEX_TOOLS, GEMINI_CLI_TOOLS, OPENCODE_TOOLS, PI_TOOLS, ANTIGRAVITY_TOOLS):
+        assert vocabulary.names("shell"), vocabulary
+    assert CLAUDE_CODE_TOOLS.kind_of("Glob") == "search" and CLAUDE_CODE_TOOLS.kind_of("NotebookEdit") == "edit"
+    assert ANTIGRAVITY_TOOLS.kind_of("run_command") == "shell" and CODEX_TOOLS.kind_of("apply_patch") == "patch"
 
 
 # --- playing a script ---------------------------------------------------------------------------
@@ -336,7 +413,7 @@ def script(*steps: dict[str, Any], **top: Any) -> Script:
 
 
 def test_side_calls_do_not_advance_the_script() -> None:
-    talk = Conversation(ScriptedModel(script(WRITE, RUN)))
+    talk = Conversation(scripted(script(WRITE, RUN)))
     assert talk.call().tool_calls[0].name == "Write"
     side = talk.side_call()
     assert (side.text, side.stop_reason, side.tool_calls) == ("Scripted session", "end_turn", [])
@@ -345,7 +422,7 @@ def test_side_calls_do_not_advance_the_script() -> None:
 
 
 def test_write_refused_as_unread_is_read_then_retried_once() -> None:
-    model = ScriptedModel(script(EDIT_PART, RUN))
+    model = scripted(script(EDIT_PART, RUN))
     request = first_request("claude")
 
     def answer(results: list[ToolResult], calls: list[Any]) -> ModelReply:
@@ -364,14 +441,14 @@ def test_write_refused_as_unread_is_read_then_retried_once() -> None:
 
 
 def test_other_tool_errors_do_not_trigger_a_read() -> None:
-    talk = Conversation(ScriptedModel(script(WRITE, RUN)))
+    talk = Conversation(scripted(script(WRITE, RUN)))
     talk.call()
     talk.request.messages[-1].tool_results[0] = ToolResult("call_0_0", "Permission denied", is_error=True)
     assert talk.call().tool_calls[0].name == "Bash"
 
 
 def test_a_resent_request_gets_the_same_reply_without_advancing() -> None:
-    model = ScriptedModel(script(WRITE, RUN))
+    model = scripted(script(WRITE, RUN))
     request = first_request("claude")
     first = asyncio.run(model.reply(request))
     again = asyncio.run(model.reply(request))
@@ -381,7 +458,7 @@ def test_a_resent_request_gets_the_same_reply_without_advancing() -> None:
 
 
 def test_error_is_injected_n_times_then_the_script_continues() -> None:
-    talk = Conversation(ScriptedModel(script({"error": {"status": 529, "times": 2}}, WRITE)))
+    talk = Conversation(scripted(script({"error": {"status": 529, "times": 2}}, WRITE)))
     for n in (1, 2):
         with pytest.raises(GatewayError) as info:
             talk.call()
@@ -392,7 +469,7 @@ def test_error_is_injected_n_times_then_the_script_continues() -> None:
 
 
 def test_error_shorthand_and_custom_message() -> None:
-    model = ScriptedModel(script({"error": 429}, {"error": {"status": 500, "message": "boom"}}))
+    model = scripted(script({"error": 429}, {"error": {"status": 500, "message": "boom"}}))
     with pytest.raises(GatewayError) as first:
         asyncio.run(model.reply(first_request("claude")))
     assert (first.value.status, first.value.kind) == (429, "rate_limit_error")
@@ -413,7 +490,7 @@ def test_delay_sleeps_before_the_next_answer() -> None:
 
 
 def test_reply_step_ends_the_turn_and_final_reply_repeats() -> None:
-    talk = Conversation(ScriptedModel(script(WRITE, {"reply": "Turn one done."}, RUN, final_reply="All done.")))
+    talk = Conversation(scripted(script(WRITE, {"reply": "Turn one done."}, RUN, final_reply="All done.")))
     talk.call()
     reply = talk.call()
     assert (reply.text, reply.stop_reason, reply.tool_calls) == ("Turn one done.", "end_turn", [])
@@ -432,7 +509,7 @@ def test_empty_script_answers_the_default_final_reply() -> None:
 
 
 def test_parallel_step_answers_several_tool_calls() -> None:
-    talk = Conversation(ScriptedModel(script(READ, {"parallel": [WRITE, RUN]})), "pi")
+    talk = Conversation(scripted(script(READ, {"parallel": [WRITE, RUN]}), "pi"), "pi")
     talk.call()
     reply = talk.call()
     assert [(c.id, c.name) for c in reply.tool_calls] == [("call_1_0", "write"), ("call_1_1", "bash")]
@@ -540,7 +617,7 @@ def test_oracle_writes_every_reference_text_file(tmp_path: Path) -> None:
     assert oracle == oracle_script(loaded(tmp_path)[0])
     writes = [(step.write_file.path, step.write_file.content) for step in oracle.steps]  # type: ignore[union-attr]
     assert writes == [("a.txt", "alpha\n"), ("pkg/b.py", "print('b')")]
-    talk = Conversation(ScriptedModel(oracle), "pi")
+    talk = Conversation(scripted(oracle, "pi"), "pi")
     assert [talk.call().tool_calls[0].arguments["path"] for _ in writes] == ["a.txt", "pkg/b.py"]
     assert talk.call().stop_reason == "end_turn"
 
