@@ -20,6 +20,7 @@ def register(_registrar: Any = None) -> None:
     from coder_eval.agents.registry import declare_agent
     from coder_eval.criteria.registry import declare_builtin_criterion
     from coder_eval.engine.executors import register_builtin_executors
+    from coder_eval.gateway.protocol_names import register_builtin_protocols
     from coder_eval.models.criteria import BUILTIN_CRITERIA
     from coder_eval.sandbox.drivers import register_builtin_drivers
 
@@ -29,3 +30,4 @@ def register(_registrar: Any = None) -> None:
         declare_builtin_criterion(spec)
     register_builtin_drivers()
     register_builtin_executors()
+    register_builtin_protocols()

@@ -8,13 +8,15 @@ example one that spreads units over a cluster) registers under its own name with
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from coder_eval.engine.batch import BatchObserver, run_batch
-from coder_eval.engine.orchestrator import RunOptions
-from coder_eval.engine.units import RunUnit
 from coder_eval.models.registry import Registry
-from coder_eval.models.results import EvaluationResult
+
+if TYPE_CHECKING:  # the registry is declared by the built-in hook at start-up: keep this import light
+    from coder_eval.engine.batch import BatchObserver
+    from coder_eval.engine.orchestrator import RunOptions
+    from coder_eval.engine.units import RunUnit
+    from coder_eval.models.results import EvaluationResult
 
 
 class Executor(Protocol):
@@ -57,4 +59,6 @@ class LocalExecutor:
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
     ) -> list[EvaluationResult]:
+        from coder_eval.engine.batch import run_batch
+
         return await run_batch(units, options, max_parallel=max_parallel, observer=observer)

@@ -11,32 +11,22 @@ from coder_eval.agents.kind import RouteAddress
 from coder_eval.engine.agent_phase import AgentPhase, total_usage
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
+from coder_eval.gateway.budget import Budget
+from coder_eval.gateway.protocol_names import PROTOCOLS
 from coder_eval.gateway.server import GatewayThread, Route
-from coder_eval.gateway.source import Budget, ReplySource
+from coder_eval.gateway.source import ReplySource
 from coder_eval.models.tools import ToolVocabulary
-
-API_KEY_VARS = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai_chat": "OPENAI_API_KEY",
-    "openai_responses": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-}
 
 
 def real_api_keys(env: dict[str, str] | None = None) -> dict[str, str]:
     """The provider keys the gateway forwards upstream in direct/record mode (never given to agents)."""
     source = os.environ if env is None else env
-    return {proto: source[var] for proto, var in API_KEY_VARS.items() if source.get(var)}
+    keys = {name: source.get(cls.api_key_var) for name, cls in PROTOCOLS.entries()}
+    return {name: key for name, key in keys.items() if key}
 
 
 def budget_for(unit: RunUnit) -> Budget | None:
-    limits = unit.task.definition.run_limits
-    if not any(
-        v is not None
-        for v in (limits.max_input_tokens, limits.max_output_tokens, limits.max_total_tokens, limits.max_usd)
-    ):
-        return None
-    return Budget(limits.max_input_tokens, limits.max_output_tokens, limits.max_total_tokens, limits.max_usd)
+    return Budget.of(unit.task.definition.run_limits)
 
 
 def route_key(unit: RunUnit) -> str:
@@ -88,12 +78,14 @@ class GatewayLink:
         self.oracle = oracle
 
     def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _OpenRoute:
+        """A route for `unit`; a scripted one maps steps onto tools by `vocabulary` (the agent kind's)."""
         source: ReplySource | None = None
         if self.thread.gateway.mode == "script":
             from coder_eval.gateway.script import ScriptedModel
             from coder_eval.gateway.script_file import script_for
 
-            source = ScriptedModel(script_for(unit.task, oracle=self.oracle), cwd=str(workspace))
+            script = script_for(unit.task, oracle=self.oracle)
+            source = ScriptedModel(script, cwd=str(workspace), vocabulary=vocabulary)
         route = self.thread.open_route(
             route_key(unit),
             source=source,

@@ -113,13 +113,10 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
         if cassettes is None or not cassettes.is_dir():
             raise UsageError("--backend replay needs --cassettes DIR (a recorded run's cassettes directory)")
     from coder_eval.engine.gateway_link import real_api_keys
+    from coder_eval.gateway.protocol_names import PROTOCOLS
     from coder_eval.gateway.server import GatewayThread
 
-    upstreams = {
-        name: os.environ[var]
-        for name in ("anthropic", "openai_chat", "openai_responses", "gemini")
-        if os.environ.get(var := f"CODER_EVAL_UPSTREAM_{name.upper()}")
-    }
+    upstreams = {name: url for name, cls in PROTOCOLS.entries() if (url := os.environ.get(cls.upstream_var))}
     thread = GatewayThread(
         backend,  # type: ignore[arg-type]
         cassette_dir=cassettes,
