@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from coder_eval.models.registry import Registry
+from coder_eval.errors import UsageError
+from coder_eval.models.registry import Registry, UnknownKindError
 
 if TYPE_CHECKING:  # the registry is declared by the built-in hook at start-up: keep this import light
     from coder_eval.engine.batch import BatchObserver
@@ -47,7 +48,12 @@ def register_builtin_executors() -> None:
 
 
 def get_executor(name: str) -> Executor:
-    executor: Executor = EXECUTORS.get(name)()
+    """The executor registered as `name`; an unknown name is a usage error naming the known ones."""
+    try:
+        cls = EXECUTORS.get(name)
+    except UnknownKindError as exc:
+        raise UsageError(str(exc)) from None
+    executor: Executor = cls()
     return executor
 
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from coder_eval.agents.events import StreamCallback
 from coder_eval.common.process import kill_running_commands
-from coder_eval.engine.batch import BatchObserver, run_batch
+from coder_eval.engine.batch import BatchObserver
+from coder_eval.engine.executors import get_executor
 from coder_eval.engine.experiment_files import write_experiment_reports
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
@@ -55,6 +56,7 @@ class RunRequest:
     oracle: bool = False
     cassettes: Path | None = None
     stream_factory: Callable[[RunUnit], StreamCallback] | None = None
+    executor: str = "local"
 
 
 @dataclass
@@ -191,7 +193,8 @@ def run_pipeline(
     )
     fresh: list[EvaluationResult] = []
     try:
-        fresh = asyncio.run(run_batch(units, options, max_parallel=request.max_parallel, observer=observer))
+        executor = get_executor(request.executor)
+        fresh = asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer))
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
         raise
