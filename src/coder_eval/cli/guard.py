@@ -29,7 +29,9 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
             print_error(exc)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
-            raise typer.Exit(130) from None
+            from coder_eval.common.interrupts import interrupt_exit_code
+
+            raise typer.Exit(interrupt_exit_code()) from None
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except Exception as exc:

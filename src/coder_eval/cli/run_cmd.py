@@ -115,8 +115,10 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
             include_skipped=opts["include_skipped"],
         ),
     )
+    from coder_eval.common.interrupts import run_lifetime
+
     progress = Progress(total=0, console=out(), live=False if stream_factory else None)
-    with progress:
+    with run_lifetime(), progress:
         outcome = run_pipeline(request, observer=progress.observer(), on_plan=progress.set_total)
     for error in outcome.load_errors:
         err().print(f"[red]invalid task file, not run:[/] {error.render()}", markup=True, highlight=False)

@@ -30,6 +30,7 @@ from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
+from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.drivers import PreservationMode
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.sandbox.templates import SetupError
@@ -62,6 +63,15 @@ class UnitState:
     post_run: list[CommandResult] = field(default_factory=list)
     sandbox_path: Path | None = None
     env_info: dict[str, Any] = field(default_factory=dict)
+    deadline: Deadline = field(default_factory=lambda: Deadline(None))
+
+    def timed_out(self, during: str) -> bool:
+        """Mark the unit TIMEOUT when its deadline has passed (True), naming the phase it hit."""
+        if not self.deadline.expired:
+            return False
+        self.phase.outcome = "timeout" if self.phase.outcome == "ok" else self.phase.outcome
+        self.fail(FinalStatus.TIMEOUT, f"{self.deadline.describe()} (during {during})")
+        return True
 
     def fail(self, status: FinalStatus, message: str) -> None:
         if self.status is None:
@@ -131,11 +141,20 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
     env = {"TASK_DIR": str(state.unit.task.task_dir)}
+    # pre_run commands are bounded by the deadline inside the environment, so this thread returns
+    # by then and its results are kept (cancelling the await would leave the thread running).
     state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
+    if state.timed_out("pre_run"):
+        return
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
-    await _agent_phase(state, sandbox, options)
+    try:
+        async with asyncio.timeout(state.deadline.remaining()):
+            await _agent_phase(state, sandbox, options)
+    except TimeoutError:
+        state.phase.outcome = "timeout"
+        state.fail(FinalStatus.TIMEOUT, f"{state.deadline.describe()} (during the agent)")
 
 
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
@@ -153,7 +172,8 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
     elif options.grade:
         state.grade = grade(list(definition.success_criteria), ctx)
-    if options.grade and not pre_run_failed:
+        state.timed_out("grading")
+    if options.grade and not pre_run_failed and not state.deadline.expired:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
         env = {"TASK_DIR": str(state.unit.task.task_dir)}
         state.post_run = run_post(sandbox, definition.post_run, state.log, env)
@@ -163,13 +183,7 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
     definition = state.unit.task.definition
     ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
     with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
-        limit = definition.run_limits.task_timeout
-        try:
-            async with asyncio.timeout(limit):
-                await _pre_and_agent(state, sandbox, options)
-        except TimeoutError:
-            state.phase.outcome = "timeout"
-            state.fail(FinalStatus.TIMEOUT, f"task timed out after {limit:g}s")
+        await _pre_and_agent(state, sandbox, options)
         await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
 
 
@@ -183,12 +197,15 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     """Run one unit and write its task.json and task.log. Never raises for task-level problems."""
     out_dir = unit.directory(options.run_dir)
     await asyncio.to_thread(_fresh_dir, out_dir)
-    state = UnitState(unit, datetime.now(UTC), time.monotonic(), TaskLog(), env_info=environment_info())
+    clock = time.monotonic()
+    deadline = Deadline(unit.task.definition.run_limits.task_timeout, start=clock)
+    state = UnitState(unit, datetime.now(UTC), clock, TaskLog(), env_info=environment_info(), deadline=deadline)
     state.log.add(
         f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
         f"agent {unit.agent.type}"
     )
     sandbox: Sandbox | None = None
+    watchdog: Watchdog | None = None
     try:
         sandbox = Sandbox(
             unit.task.definition.sandbox,
@@ -198,19 +215,25 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             mode=options.preservation,
             base_env=None,
             scratch=options.run_dir / SCRATCH_DIR,
+            deadline=deadline,
         )
+        watchdog = Watchdog(deadline, sandbox.kill_processes)
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
     except (SetupError, CoderEvalError) as exc:
-        state.fail(FinalStatus.ERROR, f"sandbox setup failed: {exc}")
+        if not state.timed_out("sandbox set-up"):
+            state.fail(FinalStatus.ERROR, f"sandbox setup failed: {exc}")
     except Exception as exc:  # a bug in one unit must not take the batch (and its records) down
         import traceback
 
         state.log.add(traceback.format_exc())
         state.fail(FinalStatus.ERROR, f"internal error in Coder Eval ({exc.__class__.__name__}: {exc}); see task.log")
     finally:
+        if watchdog is not None:
+            watchdog.cancel()
         if sandbox is not None and sandbox.root is not None:
+            # every process of the unit is gone (finish kills them) before the record is written
             state.sandbox_path = await asyncio.to_thread(sandbox.finish)
     record = {**task_config_record(unit.task), "lineage": unit.lineage}
     return await asyncio.to_thread(build_result, state, options, out_dir, record)

@@ -175,6 +175,7 @@ def run_pipeline(
     skipped = list(report.skipped) + [SkippedTask(path=str(e.file), reason=e.render()) for e in load_errors]
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
+    planned = len(units)
     prior: list[EvaluationResult] = []
     if request.resume:
         clear_leftovers(run_dir)
@@ -192,9 +193,11 @@ def run_pipeline(
         model_link=_link(gateway, request.oracle, resolve_backend(request.backend)),
     )
     fresh: list[EvaluationResult] = []
+    interrupted = True
     try:
         executor = get_executor(request.executor)
         fresh = asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer))
+        interrupted = False
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
         raise
@@ -213,7 +216,13 @@ def run_pipeline(
             start_time=started,
             end_time=datetime.now(UTC),
             max_parallel=request.max_parallel,
+            planned=planned,
+            interrupted=interrupted,
         )
+        if interrupted and request.junit_xml is not None:
+            from coder_eval.engine.reporting import junit_text
+
+            write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results))
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []

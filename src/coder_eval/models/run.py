@@ -45,6 +45,19 @@ class RunSummary(RecordModel):
     task_results: list[dict[str, Any]] = Field(default_factory=list)
     framework_version: str = ""
     environment_info: dict[str, Any] = Field(default_factory=dict)
+    units_planned: int | None = Field(
+        None, description="Units the run set out to do (tasks x variants x replicates), resumed ones included."
+    )
+    units_finished: int | None = Field(None, description="Units with a record when run.json was written.")
+    interrupted: bool = Field(False, description="The run stopped (signal, interrupt) before every planned unit ran.")
+
+    def progress_note(self) -> str | None:
+        """One sentence for reports when the run is partial, else None."""
+        if not self.interrupted and (self.units_planned is None or self.units_finished == self.units_planned):
+            return None
+        done = self.units_finished if self.units_finished is not None else self.tasks_run
+        planned = "?" if self.units_planned is None else str(self.units_planned)
+        return f"Interrupted: {done} of {planned} planned units finished; figures cover only those."
 
     @property
     def tasks_graded(self) -> int:

@@ -22,6 +22,8 @@ def write_run_files(
     start_time: datetime | None = None,
     end_time: datetime | None = None,
     max_parallel: int = 1,
+    planned: int | None = None,
+    interrupted: bool = False,
 ) -> RunSummary:
     """Build the summary with the one shared builder and write run.json and run.md."""
     from coder_eval.reports.markdown import render_run_markdown
@@ -34,6 +36,10 @@ def write_run_files(
         end_time=end_time,
         max_parallel=max_parallel,
     )
+    if planned is not None:
+        summary = summary.model_copy(
+            update={"units_planned": planned, "units_finished": len(results), "interrupted": interrupted}
+        )
     write_run_summary(run_dir, summary)
     write_text_atomic(run_dir / RUN_MD, render_run_markdown(summary, results))
     return summary

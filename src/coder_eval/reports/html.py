@@ -209,8 +209,10 @@ def _run_header(summary: RunSummary) -> str:
         f"agent {format_usd(summary.agent_cost_usd, floor=floor)} · "
         f"eval overhead {format_usd(summary.eval_overhead_cost_usd, floor=floor)}"
     )
+    note = summary.progress_note()
     lines = [
         f"<h1>Coder Eval run {escape(summary.run_id)}</h1>",
+        *([f'<p class="note"><strong>{escape(note)}</strong></p>'] if note else []),
         '<p class="chips">' + "".join(f"<span>{escape(c)}</span>" for c in chips) + "</p>",
         f"<p>Pass rate <strong>{format_percent(summary.pass_rate)}</strong> · "
         f"error share {format_percent(summary.error_share)} · "

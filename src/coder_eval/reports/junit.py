@@ -46,6 +46,11 @@ def render_junit(
 ) -> str:
     """The run as a JUnit document. `results` maps a row index in `summary.task_results` to its task."""
     root = ET.Element("testsuites", {"name": "coder-eval"})
+    note = summary.progress_note()
+    if note:  # CI readers see a partial run as an error, not as a short green report
+        suite = _testsuite(root, "run")
+        case = ET.SubElement(suite, "testcase", {"classname": "coder_eval.run", "name": "run-completed", "time": "0"})
+        ET.SubElement(case, "error", {"message": xml_safe(note), "type": "interrupted"}).text = xml_safe(note)
     by_variant: dict[str, list[int]] = {}
     for index, row in enumerate(summary.task_results):
         by_variant.setdefault(str(row.get("variant_id", "default")), []).append(index)

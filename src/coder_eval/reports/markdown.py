@@ -73,9 +73,11 @@ def _run_header(summary: RunSummary) -> list[str]:
         f"{summary.tasks_failed} failed · {summary.tasks_error} errors · "
         f"{summary.tasks_not_graded} not graded"
     )
+    note = summary.progress_note()
     return [
         f"# Coder Eval run {summary.run_id}",
         "",
+        *([f"> **{note}**", ""] if note else []),
         counts,
         f"- **Pass rate:** {format_percent(summary.pass_rate)} · "
         f"**Error share:** {format_percent(summary.error_share)}",

@@ -7,8 +7,10 @@ from pathlib import Path
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult
+from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import SandboxConfig
+from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
@@ -29,8 +31,13 @@ class Sandbox:
         mode: PreservationMode | None = None,
         base_env: dict[str, str] | None = None,
         scratch: Path | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self.config = config
+        self.deadline = deadline
+        self.tag = new_tag()
+        """Every process started for this unit carries it in its environment (see common/reaper)."""
+        self._killed: set[int] = set()
         self.task_dir = task_dir
         self.task_file = task_file
         self.driver = get_driver(config.driver)
@@ -68,7 +75,7 @@ class Sandbox:
 
     def setup(self) -> Path:
         """Create the workspace and apply templates, environments, recorders and mock dirs."""
-        env = self.environment = self.driver.create(self.request)
+        env = self.environment = self._bounded(self.driver.create(self.request))
         apply_sources(
             self.config.template_sources,
             env.workspace,
@@ -93,7 +100,7 @@ class Sandbox:
 
     def adopt(self, workspace: Path) -> Path:
         """Grade an existing workspace in place: derive PATH, create nothing."""
-        env = self.environment = self.driver.adopt(workspace, self.request)
+        env = self.environment = self._bounded(self.driver.adopt(workspace, self.request))
         self.was_adopted = True
         root = env.workspace
         shims = root / MOCKS_DIR
@@ -105,6 +112,16 @@ class Sandbox:
         if self.config.python is not None:
             _mark_venv(env)
         return root
+
+    def _bounded(self, env: SandboxEnvironment) -> SandboxEnvironment:
+        env.add_env({UNIT_TAG_VAR: self.tag})
+        return env if self.deadline is None else BoundedEnvironment(env, self.deadline)
+
+    def kill_processes(self) -> None:
+        """End every process of the unit now, detached ones too (safe from any thread)."""
+        if self.environment is not None:
+            self.environment.kill_all()
+        self._killed |= kill_tagged(self.tag)
 
     def _mock_dirs(self) -> list[Path]:
         dirs = []
@@ -148,11 +165,14 @@ class Sandbox:
         """End the unit's processes, then preserve or drop the workspace according to the mode."""
         if self.environment is None:
             return None
+        self.kill_processes()
         if self.was_adopted:
-            self.environment.kill_all()
-            return self.environment.workspace
-        self.kept = self.environment.finish()
-        return self.kept
+            kept: Path | None = self.environment.workspace
+        else:
+            kept = self.kept = self.environment.finish()
+        self._killed |= kill_tagged(self.tag)
+        reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
+        return kept
 
 
 def _mark_venv(env: SandboxEnvironment) -> None:
