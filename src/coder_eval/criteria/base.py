@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
 from coder_eval.common.secrets import scrub_env
+from coder_eval.criteria import bounded
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
@@ -76,7 +77,10 @@ class Criterion(ABC, Generic[SpecT]):
 
     def check(self, spec: SpecT, ctx: CheckContext) -> CriterionResult:
         """Run the check. Subclasses override `evaluate`, not this."""
-        return self.evaluate(spec, ctx)
+        try:
+            return self.evaluate(spec, ctx)
+        except bounded.UnreadableFileError as exc:  # the agent's file or output, not the task, is at fault
+            return self.result(spec, 0.0, details=str(exc))
 
     @abstractmethod
     def evaluate(self, spec: SpecT, ctx: CheckContext) -> CriterionResult:
@@ -128,7 +132,8 @@ def single_file(spec_path: str, ctx: CheckContext) -> tuple[Path | None, str]:
 
 
 def read_text(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
+    """A workspace file's text, refusing (UnreadableFileError) what is not a regular file of bounded size."""
+    return bounded.read_text(path)
 
 
 def join_details(*parts: str) -> str:

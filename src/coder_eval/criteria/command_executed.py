@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from coder_eval.criteria import bounded
 from coder_eval.criteria.base import CheckContext, Criterion
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.criteria.shell_text import command_text, haystacks
@@ -19,9 +18,9 @@ def matches(spec: CommandExecutedCriterion, cmd: CommandTelemetry) -> bool:
     if spec.require_success and cmd.status != "success":
         return False
     texts = haystacks(command_text(cmd.tool_name, cmd.parameters))
-    if spec.command_pattern is not None and not any(re.search(spec.command_pattern, t) for t in texts):
+    if spec.command_pattern is not None and not any(bounded.search(spec.command_pattern, t) for t in texts):
         return False
-    return not (spec.exclude_pattern is not None and any(re.search(spec.exclude_pattern, t) for t in texts))
+    return not (spec.exclude_pattern is not None and any(bounded.search(spec.exclude_pattern, t) for t in texts))
 
 
 @register_criterion("command_executed", spec=CommandExecutedCriterion)

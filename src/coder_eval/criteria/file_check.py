@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from coder_eval.criteria import bounded
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, read_text, single_file
 from coder_eval.criteria.file_contains import substring_scores
 from coder_eval.criteria.registry import register_criterion
@@ -14,7 +13,7 @@ from coder_eval.models.results import CriterionResult
 def regex_score(text: str, patterns: list[RegexCheck]) -> tuple[float, list[str]]:
     misses = []
     for p in patterns:
-        found = re.search(p.pattern, text, p.flags) is not None
+        found = bounded.search(p.pattern, text, p.flags)
         if found != p.must_match:
             misses.append(("unexpected match: " if found else "no match: ") + repr(p.pattern))
     return (len(patterns) - len(misses)) / len(patterns), misses
@@ -34,10 +33,9 @@ class FileCheck(Criterion[FileCheckCriterion]):
             return self.result(spec, 0.0, details=note)
         if not (spec.includes or spec.excludes or spec.patterns):
             return self.result(spec, 1.0, details=join_details(note, "file exists"))
-        text = read_text(path)
-        scores, notes = substring_scores(text, spec.includes, spec.excludes)
+        scores, notes = substring_scores(path, spec.includes, spec.excludes)
         if spec.patterns:
-            score, misses = regex_score(text, spec.patterns)
+            score, misses = regex_score(read_text(path), spec.patterns)
             scores.append(score)
             notes.extend(misses)
         return self.result(spec, sum(scores) / len(scores), details=join_details(note, *notes) or "all checks pass")

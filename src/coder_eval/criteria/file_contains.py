@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
-from coder_eval.criteria.base import CheckContext, Criterion, join_details, read_text, single_file
+from pathlib import Path
+
+from coder_eval.criteria.base import CheckContext, Criterion, join_details, single_file
+from coder_eval.criteria.bounded import found_substrings
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_files import FileContainsCriterion
 from coder_eval.models.results import CriterionResult
 
 
-def substring_scores(text: str, includes: list[str], excludes: list[str]) -> tuple[list[float], list[str]]:
-    """One score per active category (includes, excludes) and the strings that let it down."""
+def substring_scores(
+    source: str | Path, includes: list[str], excludes: list[str]
+) -> tuple[list[float], list[str]]:
+    """One score per active category (includes, excludes) and the strings that let it down.
+
+    `source` is the text, or a file path that is streamed (any size, constant memory).
+    """
+    if isinstance(source, Path):
+        hits = found_substrings(source, [*includes, *excludes])
+    else:
+        hits = {s for s in [*includes, *excludes] if s in source}
     scores: list[float] = []
     notes: list[str] = []
     if includes:
-        missing = [s for s in includes if s not in text]
+        missing = [s for s in includes if s not in hits]
         scores.append((len(includes) - len(missing)) / len(includes))
         if missing:
             notes.append("missing: " + ", ".join(repr(s) for s in missing))
     if excludes:
-        present = [s for s in excludes if s in text]
+        present = [s for s in excludes if s in hits]
         scores.append((len(excludes) - len(present)) / len(excludes))
         if present:
             notes.append("forbidden present: " + ", ".join(repr(s) for s in present))
@@ -33,6 +45,6 @@ class FileContains(Criterion[FileContainsCriterion]):
         path, note = single_file(spec.path, ctx)
         if path is None:
             return self.result(spec, 0.0, details=note)
-        scores, notes = substring_scores(read_text(path), spec.includes, spec.excludes)
+        scores, notes = substring_scores(path, spec.includes, spec.excludes)
         score = sum(scores) / len(scores)
         return self.result(spec, score, details=join_details(note, *notes) or "all strings as expected")

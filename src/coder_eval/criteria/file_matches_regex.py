@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from coder_eval.criteria import bounded
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, read_text, single_file
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_files import FileMatchesRegexCriterion
@@ -22,7 +21,7 @@ class FileMatchesRegex(Criterion[FileMatchesRegexCriterion]):
         path, note = single_file(spec.path, ctx)
         if path is None:
             return self.result(spec, 0.0, details=note)
-        found = re.search(spec.pattern, read_text(path), spec.flags) is not None
+        found = bounded.search(spec.pattern, read_text(path), spec.flags)
         ok = found == spec.must_match
         verdict = "pattern found" if found else "pattern not found"
         expectation = "required" if spec.must_match else "forbidden"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
+from coder_eval.criteria import bounded
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, read_text, single_file
 from coder_eval.criteria.paths import resolve_host_path
 from coder_eval.criteria.registry import register_criterion
@@ -79,7 +79,7 @@ def assertion_holds(assertion: JsonAssertion, actual: Any) -> bool:
     if op == "type":
         return json_type_matches(actual, str(expected))
     if op == "regex":
-        return isinstance(actual, str) and re.search(str(expected), actual) is not None
+        return isinstance(actual, str) and bounded.search(str(expected), actual)
     return _ordered(actual, expected, op)
 
 

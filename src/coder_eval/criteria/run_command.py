@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-import re
 
+from coder_eval.criteria import bounded
 from coder_eval.criteria.base import CheckContext, Criterion, join_details
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_commands import RunCommandCriterion
@@ -23,7 +23,7 @@ def stdout_matches(stdout: str, expected: str, mode: str) -> bool:
         return stdout.strip() == expected.strip()
     if mode == "contains":
         return expected in stdout
-    return re.search(expected, stdout) is not None
+    return bounded.search(expected, stdout)
 
 
 @register_criterion("run_command", spec=RunCommandCriterion)

@@ -32,6 +32,28 @@ def _compiles(pattern: str) -> str:
 RegexStr = Annotated[str, AfterValidator(_compiles)]
 """A string that must compile as a Python regular expression."""
 
+_FLAG_BITS = {
+    int(re.IGNORECASE): "IGNORECASE",
+    int(re.LOCALE): "LOCALE",
+    int(re.MULTILINE): "MULTILINE",
+    int(re.DOTALL): "DOTALL",
+    int(re.UNICODE): "UNICODE",
+    int(re.VERBOSE): "VERBOSE",
+    int(re.ASCII): "ASCII",
+}
+
+
+def _flags(value: int) -> int:
+    unknown = value & ~sum(_FLAG_BITS)
+    if unknown:
+        names = ", ".join(f"{bit} {name}" for bit, name in _FLAG_BITS.items())
+        raise ValueError(f"{value} sets flag bits that are not `re` flags ({unknown}); use a sum of: {names}")
+    return value
+
+
+RegexFlags = Annotated[int, AfterValidator(_flags)]
+"""`re` flags as an integer: only the documented bits, so grading never meets an impossible flag."""
+
 IDENTIFIER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
 

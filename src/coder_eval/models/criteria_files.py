@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from coder_eval.models.base import NonBlank, RegexStr, StrictModel
+from coder_eval.models.base import NonBlank, RegexFlags, RegexStr, StrictModel
 from coder_eval.models.criteria_base import BaseCriterion
 
 PATH_DOC = "Sandbox-relative path; a glob when no file of that literal name exists."
@@ -41,7 +41,7 @@ class RegexCheck(StrictModel):
 
     pattern: RegexStr = Field(description="Python regular expression.")
     must_match: bool = Field(True, description="False turns it into a must-not-match check.")
-    flags: int = Field(0, ge=0, description="`re` flags as an integer (2 IGNORECASE, 8 MULTILINE, 16 DOTALL).")
+    flags: RegexFlags = Field(0, ge=0, description="`re` flags as an integer (2 IGNORECASE, 8 MULTILINE, 16 DOTALL).")
 
 
 class FileCheckCriterion(BaseCriterion):
@@ -62,7 +62,7 @@ class FileMatchesRegexCriterion(BaseCriterion):
     path: NonBlank = Field(description=PATH_DOC)
     pattern: RegexStr = Field(description="Python regular expression, searched anywhere in the file.")
     must_match: bool = Field(True, description="False means the pattern must NOT match.")
-    flags: int = Field(0, ge=0, description="`re` flags as an integer (2 IGNORECASE, 8 MULTILINE, 16 DOTALL).")
+    flags: RegexFlags = Field(0, ge=0, description="`re` flags as an integer (2 IGNORECASE, 8 MULTILINE, 16 DOTALL).")
     reads_files_only: ClassVar[bool] = True
 
 
