@@ -23,6 +23,10 @@ Preserve = Annotated[
     str | None, typer.Option("--preservation-mode", help="NONE, MOVE_ON_WRITE (tempdir default) or DIRECT_WRITE.")
 ]
 Resume = Annotated[bool, typer.Option("--resume", help="Continue the run in --run-dir; finished rows are kept.")]
+AllowChanged = Annotated[
+    bool,
+    typer.Option("--allow-changed", help="With --resume: rerun finished units whose task configuration changed."),
+]
 Sample = Annotated[int | None, typer.Option("--sample", min=1, help="Dataset tasks: a fixed-seed sample of N rows.")]
 PerStratum = Annotated[
     int | None, typer.Option("--sample-per-stratum", min=1, help="Dataset tasks: N rows per stratum.")
@@ -98,6 +102,7 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
         preservation=mode,
         grade=grade,
         resume=opts["resume"],
+        allow_changed=opts["allow_changed"],
         junit_xml=opts.get("junit_xml"),
         backend=opts["backend"],
         oracle=opts["oracle"],
@@ -146,6 +151,7 @@ def run(
     run_dir: RunDir = None,
     preservation_mode: Preserve = None,
     resume: Resume = False,
+    allow_changed: AllowChanged = False,
     sample: Sample = None,
     sample_per_stratum: PerStratum = None,
     junit_xml: Junit = None,
@@ -174,6 +180,7 @@ def execute(
     run_dir: RunDir = None,
     preservation_mode: Preserve = None,
     resume: Resume = False,
+    allow_changed: AllowChanged = False,
     sample: Sample = None,
     sample_per_stratum: PerStratum = None,
     backend: Backend = None,

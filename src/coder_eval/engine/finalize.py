@@ -14,6 +14,7 @@ from coder_eval.models.criteria import CommandsEfficiencyCriterion
 from coder_eval.models.results import CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandStatistics
+from coder_eval.engine.fingerprint import unit_fingerprint
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import TASK_JSON, TASK_LOG
 
@@ -119,6 +120,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         sdk_options=agent_dump.get("sdk_options"),
         sandbox_path=str(state.sandbox_path) if state.sandbox_path else None,
         task_config=task_config,
+        config_fingerprint=unit_fingerprint(unit),
         total_token_usage=total_usage(turns),
         command_stats=CommandStatistics.from_turns(turns),
         total_assistant_turns=sum(t.assistant_turn_count for t in turns),

@@ -6,8 +6,9 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder_eval.engine.fingerprint import changed_fields, unit_fingerprint
 from coder_eval.engine.units import RunUnit
-from coder_eval.errors import RecordError
+from coder_eval.errors import RecordError, UsageError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import SCRATCH_DIR, TASK_JSON
@@ -19,6 +20,8 @@ class ResumePartition:
     to_run: list[RunUnit] = field(default_factory=list)
     to_grade: list[tuple[RunUnit, EvaluationResult]] = field(default_factory=list)
     done: list[EvaluationResult] = field(default_factory=list)
+    changed: list[tuple[RunUnit, list[str]]] = field(default_factory=list)
+    """Finished units whose configuration changed since they ran (rerun under --allow-changed)."""
 
 
 def owes_grade(result: EvaluationResult) -> bool:
@@ -26,8 +29,12 @@ def owes_grade(result: EvaluationResult) -> bool:
     return result.final_status is FinalStatus.NOT_GRADED and not result.success_criteria_results
 
 
-def partition(units: list[RunUnit], run_dir: Path, *, grade: bool) -> ResumePartition:
-    """A unit with a readable task.json is finished; under `run`, an ungraded one is graded instead."""
+def partition(units: list[RunUnit], run_dir: Path, *, grade: bool, allow_changed: bool = False) -> ResumePartition:
+    """A unit with a readable task.json is finished; under `run`, an ungraded one is graded instead.
+
+    A finished unit whose configuration fingerprint differs from its record's is refused
+    (UsageError naming the fields) unless `allow_changed`, which reruns it instead.
+    """
     out = ResumePartition()
     for unit in units:
         path = unit.directory(run_dir) / TASK_JSON
@@ -35,13 +42,28 @@ def partition(units: list[RunUnit], run_dir: Path, *, grade: bool) -> ResumePart
             prior = read_task_result(path) if path.is_file() else None
         except RecordError:
             prior = None
-        if prior is None:
+        changed = changed_fields(prior.config_fingerprint, unit_fingerprint(unit)) if prior else []
+        if changed:
+            out.changed.append((unit, changed))
+        if prior is None or changed:
             out.to_run.append(unit)
         elif grade and owes_grade(prior):
             out.to_grade.append((unit, prior))
         else:
             out.done.append(prior)
+    if out.changed and not allow_changed:
+        raise UsageError(_changed_message(out.changed, run_dir))
     return out
+
+
+def _changed_message(changed: list[tuple[RunUnit, list[str]]], run_dir: Path) -> str:
+    shown = [f"{u.task_id} ({u.variant_id}, replicate {u.replicate_index}): {', '.join(f)}" for u, f in changed[:10]]
+    more = f" and {len(changed) - 10} more" if len(changed) > 10 else ""
+    return (
+        f"--resume: {len(changed)} finished unit(s) in {run_dir} ran under a different configuration than the "
+        f"task files give now, so their grades would not be comparable: {'; '.join(shown)}{more}. "
+        "Undo the edit, start a new run directory, or pass --allow-changed to rerun those units."
+    )
 
 
 def clear_leftovers(run_dir: Path) -> None:

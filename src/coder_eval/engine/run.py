@@ -51,6 +51,7 @@ class RunRequest:
     preservation: PreservationMode | None = None
     grade: bool = True
     resume: bool = False
+    allow_changed: bool = False
     junit_xml: Path | None = None
     backend: str | None = None
     oracle: bool = False
@@ -179,7 +180,7 @@ def run_pipeline(
     prior: list[EvaluationResult] = []
     if request.resume:
         clear_leftovers(run_dir)
-        split = partition(units, run_dir, grade=request.grade)
+        split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
         units, prior = split.to_run, split.done + _regrade_owed(split.to_grade, run_dir)
     if on_plan is not None:
         on_plan(len(units))

@@ -137,6 +137,9 @@ class EvaluationResult(RecordModel):
     sdk_options: dict[str, Any] | None = None
     sandbox_path: str | None = None
     task_config: dict[str, Any] | None = None
+    config_fingerprint: dict[str, str] | None = Field(
+        None, description="Digest per configuration field; --resume refuses a unit whose digests changed."
+    )
 
     total_token_usage: TokenUsage = Field(default_factory=TokenUsage)
     judge_cost_usd: float | None = None
