@@ -87,13 +87,13 @@ def test_tags_skip_and_exit_codes(tmp_path):
     assert excluded.returncode == 0
 
 
-def test_invalid_task_file_is_reported_and_exits_2(tmp_path):
+def test_invalid_task_file_stops_the_run_before_anything_starts(tmp_path):
     task(tmp_path, "good")
     (tmp_path / "tasks" / "broken.yaml").write_text("task_id: broken\ndescription: x\n")
     proc = cli("run", "tasks", "--run-dir", tmp_path / "r", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "broken.yaml" in proc.stderr and "Traceback" not in proc.stderr
-    assert set(records(tmp_path / "r")) == {"default/good/00"}
+    assert "broken.yaml" in proc.stderr and "nothing was run" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "r").exists()
 
 
 def test_junit_xml_during_a_run(tmp_path):

@@ -11,9 +11,7 @@ from coder_eval.models.criteria_files import FileContainsCriterion
 from coder_eval.models.results import CriterionResult
 
 
-def substring_scores(
-    source: str | Path, includes: list[str], excludes: list[str]
-) -> tuple[list[float], list[str]]:
+def substring_scores(source: str | Path, includes: list[str], excludes: list[str]) -> tuple[list[float], list[str]]:
     """One score per active category (includes, excludes) and the strings that let it down.
 
     `source` is the text, or a file path that is streamed (any size, constant memory).

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import total_usage
+from coder_eval.engine.fingerprint import unit_fingerprint
 from coder_eval.models.criteria import CommandsEfficiencyCriterion
 from coder_eval.models.results import CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandStatistics
-from coder_eval.engine.fingerprint import unit_fingerprint
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import TASK_JSON, TASK_LOG
 

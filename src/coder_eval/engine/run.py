@@ -20,11 +20,12 @@ from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.planning import PlanInputs, plan_units
 from coder_eval.engine.regrade import RegradeError, regrade_in_place
 from coder_eval.engine.resume import clear_leftovers, partition
+from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
-from coder_eval.models.run import RunSummary, SkippedTask
+from coder_eval.models.run import RunSummary
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
 from coder_eval.records.run_files import write_run_files
@@ -88,6 +89,10 @@ def _run_dir(request: RunRequest) -> Path:
             raise UsageError(f"--resume: run directory {request.run_dir} does not exist")
         return request.run_dir
     if request.run_dir is not None:
+        if request.run_dir.exists() and not request.run_dir.is_dir():
+            raise UsageError(
+                f"--run-dir {request.run_dir} exists and is not a directory; name a new or existing directory"
+            )
         return request.run_dir
     return default_run_dir(Path(DEFAULT_RUNS_DIR), new_run_id())
 
@@ -173,7 +178,9 @@ def run_pipeline(
     plan = plan_units(report.tasks, inputs)
     units = plan.units
     load_errors = [*report.errors, *plan.errors]
-    skipped = list(report.skipped) + [SkippedTask(path=str(e.file), reason=e.render()) for e in load_errors]
+    refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
+    refuse_empty(report, request.select, len(units))
+    skipped = list(report.skipped)
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
     planned = len(units)

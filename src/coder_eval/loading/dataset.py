@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval.errors import TaskConfigError
-from coder_eval.models.base import IDENTIFIER_RE
+from coder_eval.loading.safe_read import read_input_text
+from coder_eval.models.base import IDENTIFIER_RE, MAX_ID_LENGTH
 from coder_eval.models.task_parts import DatasetConfig
 
 _PLACEHOLDER = re.compile(r"\$\{row\.([^}]+)\}")
@@ -22,15 +23,7 @@ def read_rows(dataset: DatasetConfig, task_dir: Path, source: Path) -> list[dict
     for i, rel in enumerate(dataset.paths or []):
         path = (task_dir / rel).resolve()
         field = f"dataset.paths[{i}]"
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TaskConfigError.single(
-                source,
-                f"cannot read dataset file {rel} ({exc.strerror or exc})",
-                field,
-                "paths are relative to the task YAML",
-            ) from None
+        text = read_input_text(path, source=source, field=field, what="dataset file")
         for n, line in enumerate(text.split("\n"), 1):  # JSONL: only \n ends a record (not U+2028 etc.)
             if not line.strip():
                 continue
@@ -58,10 +51,11 @@ def check_row_ids(task_id: str, rows: list[dict[str, Any]], id_field: str, sourc
                 "dataset.id_field",
             )
         rid = str(row[id_field])
-        if not IDENTIFIER_RE.fullmatch(rid):
+        if not IDENTIFIER_RE.fullmatch(rid) or len(rid) > MAX_ID_LENGTH:
             raise TaskConfigError.single(
                 source,
-                f"Dataset row id '{rid}' must match {IDENTIFIER_RE.pattern} (letters, digits, underscore, hyphen, dot)",
+                f"Dataset row id '{rid}' must match {IDENTIFIER_RE.pattern} (letters, digits, underscore, hyphen, dot) "
+                f"and be at most {MAX_ID_LENGTH} characters (it names a directory)",
                 "dataset",
             )
         if rid in seen:

@@ -14,8 +14,9 @@ from coder_eval.errors import TaskConfigError
 from coder_eval.loading.dataset import check_row_ids, read_rows, row_document
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.problems import validation_problems
+from coder_eval.loading.safe_read import read_input_text
 from coder_eval.loading.sampling import flat_sample, stratified_sample
-from coder_eval.loading.static_checks import env_refs, expand_env
+from coder_eval.loading.static_checks import env_refs, expand_env, task_problems
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.run import SkippedTask
 from coder_eval.models.task import TaskDefinition
@@ -59,6 +60,8 @@ class LoadReport:
     skipped: list[SkippedTask] = field(default_factory=list)
     errors: list[TaskConfigError] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    unselected: list[Path] = field(default_factory=list)
+    """Valid task files left out by --tags / --exclude-tags."""
 
 
 def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskDefinition:
@@ -121,15 +124,9 @@ def resolve_host_paths(task: TaskDefinition, task_dir: Path, source: Path | None
         update["plugins"] = plugins
     if agent.system_prompt_file:
         prompt_path = task_dir / agent.system_prompt_file
-        try:
-            text = prompt_path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TaskConfigError.single(
-                source or task_dir,
-                f"cannot read system_prompt_file {prompt_path} ({exc.strerror or exc})",
-                "agent.system_prompt_file",
-                "the path is relative to the task YAML",
-            ) from None
+        text = read_input_text(
+            prompt_path, source=source or task_dir, field="agent.system_prompt_file", what="system_prompt_file"
+        )
         update.update(system_prompt=text, system_prompt_file=None)
     return task.model_copy(update={"agent": agent.model_copy(update=update)}) if update else task
 
@@ -188,10 +185,14 @@ def load_tasks(paths: list[str], options: SelectOptions | None = None, *, cwd: P
                     "task ids must be unique across a run",
                 )
             seen_ids[task.task_id] = path
+            problems = task_problems(task, path.parent.resolve())  # the same checks as `plan`
+            if problems:
+                raise TaskConfigError(path, problems)
             if task.skip and not options.include_skipped:
                 report.skipped.append(SkippedTask(path=str(path), reason="skip: true (use --include-skipped)"))
                 continue
             if not is_selected(task, options):
+                report.unselected.append(path)
                 continue
             report.tasks.extend(expand_dataset(task, raw, path, options))
         except TaskConfigError as exc:

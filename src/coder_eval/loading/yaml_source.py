@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from coder_eval.errors import TaskConfigError
+from coder_eval.loading.safe_read import read_input_text
 
 try:
     _SafeLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
@@ -102,11 +103,38 @@ def shape_problem(root: yaml.Node) -> str | None:
     return None
 
 
+def duplicate_key(root: yaml.Node) -> str | None:
+    """The first mapping key written twice (YAML would silently keep the last), as a message."""
+    stack = [root]
+    seen_nodes: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: dict[str, int] = {}
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                line = key_node.start_mark.line + 1
+                if key_node.value in keys:
+                    return f"key {key_node.value!r} appears twice (lines {keys[key_node.value]} and {line})"
+                keys[key_node.value] = line
+        stack.extend(_children(node))
+    return None
+
+
 def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
     """Parse YAML text; a syntax error becomes a TaskConfigError naming the line."""
     try:
         node = yaml.compose(text, Loader=_Loader)
         shape = shape_problem(node) if node is not None else None
+        duplicate = duplicate_key(node) if node is not None and shape is None else None
+        if duplicate is not None:
+            raise TaskConfigError.single(
+                source, f"duplicate key: {duplicate}", "", "keep one of them; YAML would silently use the last"
+            )
         if shape is not None:
             raise TaskConfigError.single(
                 source,
@@ -132,10 +160,4 @@ def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
 
 def read_yaml(path: Path) -> tuple[Any, LineMap]:
     """Read and parse a YAML file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TaskConfigError.single(path, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskConfigError.single(path, f"cannot read file ({exc.__class__.__name__}: {exc})") from None
-    return parse_yaml_text(text, path)
+    return parse_yaml_text(read_input_text(path, source=path), path)

@@ -57,7 +57,13 @@ RegexFlags = Annotated[int, AfterValidator(_flags)]
 IDENTIFIER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
 
+MAX_ID_LENGTH = 100
+"""Longest task, variant or row id: each names a directory, and file names are bounded."""
+
+
 def _identifier(value: str) -> str:
+    if len(value) > MAX_ID_LENGTH:
+        raise ValueError(f"is {len(value)} characters long; at most {MAX_ID_LENGTH} (it becomes a directory name)")
     if not IDENTIFIER_RE.fullmatch(value):
         raise ValueError(
             f"{value!r} must use letters, digits, '_', '-', '.' and not start with '.' or '-' "
