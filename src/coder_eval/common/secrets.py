@@ -7,9 +7,18 @@ import re
 from functools import lru_cache
 
 _SECRET_NAME = re.compile(
-    r"(API_KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|CONNECTION_STRING|_AUTH$|^AWS_SESSION)",
+    r"(API_?KEY|_KEY$|_KEY_ID$|TOKEN|SECRET|PASSWORD|PASSWD|(^|_)PASS($|_)|(^|_)PWD$|CREDENTIAL|PRIVATE"
+    r"|CONNECTION_STRING|_AUTH$|^AWS_SESSION|^AWS_ACCESS_KEY|(^|_)DSN($|_)|WEBHOOK|(^|_)DATABASE_URL$|_DB_URL$)",
     re.IGNORECASE,
 )
+_URL_CREDENTIALS = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:)(?P<secret>[^@\s/'\"]+)(?=@)", re.IGNORECASE)
+"""`scheme://user:password@host`: the password part."""
+_SECRET_VALUES = re.compile(
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
+    r"|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"
+    r"|https://(?:discord|discordapp)\.com/api/webhooks/[A-Za-z0-9/_-]+"
+)
+"""Values that are credentials whatever variable (or file) they sit in."""
 _MIN_SECRET_LEN = 8
 REDACTED = "[redacted]"
 
@@ -18,9 +27,20 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+def is_secret(name: str, value: str) -> bool:
+    """A credential by its name, or by its value (a URL with a password, an AWS key id, a webhook)."""
+    return _secret_name_cached(name) or bool(_URL_CREDENTIALS.search(value) or _SECRET_VALUES.search(value))
+
+
 def scrub_env(env: dict[str, str]) -> dict[str, str]:
     """The environment without anything that looks like a credential."""
-    return {k: v for k, v in env.items() if not _secret_name_cached(k)}
+    return {k: v for k, v in env.items() if not is_secret(k, v)}
+
+
+def secret_values(env: dict[str, str] | None = None) -> dict[str, str]:
+    """Variable name -> value for every credential in `env` (default: the harness's environment)."""
+    source = os.environ if env is None else env
+    return {k: v for k, v in source.items() if len(v) >= _MIN_SECRET_LEN and is_secret(k, v)}
 
 
 @lru_cache(maxsize=4096)
@@ -29,15 +49,17 @@ def _secret_name_cached(name: str) -> bool:
 
 
 class Redactor:
-    """Replaces the values of secret environment variables in text."""
+    """Redacts credentials in text: the exact values of secret variables, and credential-shaped values
+    (URL passwords, AWS key ids, webhook URLs) wherever they appear."""
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
-        source = os.environ if env is None else env
-        values = frozenset(v for k, v in source.items() if _secret_name_cached(k) and len(v) >= _MIN_SECRET_LEN)
-        self._pattern = _pattern_for(values)
+        self._pattern = _pattern_for(frozenset(secret_values(env).values()))
 
     def __call__(self, text: str) -> str:
-        return self._pattern.sub(REDACTED, text) if self._pattern is not None else text
+        if self._pattern is not None:
+            text = self._pattern.sub(REDACTED, text)
+        text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + REDACTED, text)
+        return _SECRET_VALUES.sub(REDACTED, text)
 
 
 @lru_cache(maxsize=16)
@@ -45,3 +67,13 @@ def _pattern_for(values: frozenset[str]) -> re.Pattern[str] | None:
     if not values:
         return None
     return re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
+
+
+def credential_shapes(text: str) -> list[str]:
+    """Which kinds of credential-shaped values occur in `text` (for reporting, not redaction)."""
+    kinds = []
+    if _URL_CREDENTIALS.search(text):
+        kinds.append("a URL with a password")
+    for match in _SECRET_VALUES.finditer(text):
+        kinds.append("an AWS access key id" if match.group(0)[:1] == "A" else "a webhook URL")
+    return sorted(set(kinds))

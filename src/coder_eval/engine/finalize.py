@@ -121,6 +121,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         sandbox_path=str(state.sandbox_path) if state.sandbox_path else None,
         task_config=task_config,
         config_fingerprint=unit_fingerprint(unit),
+        secrets_in_artifacts=state.secret_hits,
         total_token_usage=total_usage(turns),
         command_stats=CommandStatistics.from_turns(turns),
         total_assistant_turns=sum(t.assistant_turn_count for t in turns),

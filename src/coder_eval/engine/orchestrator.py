@@ -23,6 +23,7 @@ from coder_eval.engine.finalize import build_result
 from coder_eval.engine.hooks import run_post, run_pre
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
@@ -64,6 +65,7 @@ class UnitState:
     sandbox_path: Path | None = None
     env_info: dict[str, Any] = field(default_factory=dict)
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
+    secret_hits: list[str] = field(default_factory=list)
 
     def timed_out(self, during: str) -> bool:
         """Mark the unit TIMEOUT when its deadline has passed (True), naming the phase it hit."""
@@ -235,5 +237,8 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
         if sandbox is not None and sandbox.root is not None:
             # every process of the unit is gone (finish kills them) before the record is written
             state.sandbox_path = await asyncio.to_thread(sandbox.finish)
+            state.secret_hits = await asyncio.to_thread(scan_artifacts, state.sandbox_path)
+            if state.secret_hits:
+                state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
     record = {**task_config_record(unit.task), "lineage": unit.lineage}
     return await asyncio.to_thread(build_result, state, options, out_dir, record)

@@ -137,6 +137,10 @@ class EvaluationResult(RecordModel):
     sdk_options: dict[str, Any] | None = None
     sandbox_path: str | None = None
     task_config: dict[str, Any] | None = None
+    secrets_in_artifacts: list[str] = Field(
+        default_factory=list,
+        description="Preserved files holding a credential ('path: VARIABLE'); the files are kept as evidence.",
+    )
     config_fingerprint: dict[str, str] | None = Field(
         None, description="Digest per configuration field; --resume refuses a unit whose digests changed."
     )

@@ -6,17 +6,21 @@ import os
 import secrets
 from pathlib import Path
 
+from coder_eval.common.secrets import Redactor
 from coder_eval.errors import RecordError
 
 
-def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
+def write_text_atomic(path: Path, text: str, *, durable: bool = False, redact: bool = True) -> None:
     """Write `text` to a fresh sibling temp file, then rename it over `path`.
 
     A crashed or killed writer leaves the old file or the new one, never a mix. With
     `durable` the data is also fsynced first (survives power loss; costs a disk flush).
     The temp file is opened O_EXCL|O_NOFOLLOW so a planted symlink cannot redirect the
-    write, and a symlinked destination is refused.
+    write, and a symlinked destination is refused. Unless `redact` is False, credentials
+    (see common/secrets) are redacted first: every record, log and report goes through here.
     """
+    if redact:
+        text = Redactor()(text)
     if path.is_symlink():
         raise RecordError(f"refusing to write {path}: it is a symlink")
     path.parent.mkdir(parents=True, exist_ok=True)
