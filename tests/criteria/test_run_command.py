@@ -33,17 +33,29 @@ def test_exit_and_stdout(sandbox, fields, score):
         ("printf '0.75\\nthree of four passed\\n'", 0.75, "three of four passed"),
         ("echo 1", 1.0, ""),
         ("echo 0", 0.0, ""),
-        ("echo 1.5", 0.0, "not a score"),
-        ("echo nan", 0.0, "not a score"),
-        ("echo high", 0.0, "not a score"),
+        ("echo 1.5", 1.0, "printed 1.5, clamped to 1"),
+        ("echo -0.25", 0.0, "printed -0.25, clamped to 0"),
+        ("echo nan", 0.0, "not a number"),
+        ("echo high", 0.0, "not a number"),
         ("printf '0.9\\n'; exit 2", 0.0, "exit code 2"),
-        ("true", 0.0, "not a score"),
+        ("true", 0.0, "not a number"),
     ],
 )
 def test_score_from_stdout(sandbox, command, score, detail):
     result = check(sandbox({}), type="run_command", command=command, score_from_stdout=True)
     assert result.score == pytest.approx(score)
     assert detail in result.details
+
+
+def test_score_from_stdout_honours_an_explicit_exit_code(sandbox):
+    fields = {"type": "run_command", "score_from_stdout": True, "expected_exit_code": 3}
+    assert check(sandbox({}), command="echo 0.5; exit 3", **fields).score == pytest.approx(0.5)
+    assert check(sandbox({}), command="echo 0.5", **fields).score == 0.0
+
+
+def test_contains_strips_the_expected_text_as_exact_does(sandbox):
+    fields = {"type": "run_command", "command": "echo hello world", "stdout_match": "contains"}
+    assert check(sandbox({}), expected_stdout="  hello\n", **fields).score == 1.0
 
 
 def test_timeout_scores_zero_and_kills_the_command(sandbox):

@@ -68,20 +68,22 @@ class ArgvPattern:
     verbs: tuple[tuple[str, ...], ...] = ((),)
     positional: tuple[str, ...] | None = None
     flag_tests: tuple[FlagTest, ...] = ()
-    value_flags: frozenset[str] = frozenset()
+    value_flags: frozenset[str] | None = None
+    """Flags that take the next token; None = the default (an ignored `output`), empty = none at all."""
     ignore_flags: frozenset[str] = IGNORED_WITH_VALUE
 
     @property
     def value_bearing(self) -> frozenset[str]:
-        """Flags that take the following token: declared ones, value predicates, ignored `output`."""
+        """Flags that take the following token: declared ones (default `output`) and value predicates."""
         tested = {name for test in self.flag_tests if test.takes_value for name in test.names}
-        return self.value_flags | tested | (self.ignore_flags & IGNORED_WITH_VALUE)
+        declared = self.ignore_flags & IGNORED_WITH_VALUE if self.value_flags is None else self.value_flags
+        return declared | tested
 
     @property
     def declared(self) -> frozenset[str]:
         """Every flag name the pattern mentions; a declared short cluster such as `-rf` stays whole."""
         tested = {name for test in self.flag_tests for name in test.names}
-        return self.value_flags | self.ignore_flags | tested
+        return (self.value_flags or frozenset()) | self.ignore_flags | tested
 
 
 @dataclass(frozen=True)

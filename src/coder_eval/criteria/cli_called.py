@@ -10,6 +10,7 @@ from coder_eval.criteria.invocation_log import Invocation, InvocationLogError, r
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_commands import CliCalledCriterion, FlagPredicate
 from coder_eval.models.results import CriterionResult
+from coder_eval.sandbox.record_cli import UNRECORDED_SUFFIX
 
 DEFAULT_LOG = "cli_mocks/calls.jsonl"
 """Where `sandbox.record_cli` shims append their records."""
@@ -36,6 +37,14 @@ class CliCalled(Criterion[CliCalledCriterion]):
                 0.0,
                 details="a missing log fails rather than counting as zero calls",
                 error=f"no invocation log to read: {note} (expected at {log} in the sandbox {ctx.root})",
+            )
+        marker = path.with_name(path.name + UNRECORDED_SUFFIX)
+        if marker.exists():
+            return self.result(
+                spec,
+                0.0,
+                details=note,
+                error=f"a recorder could not append to {log}: see {marker.name} beside it; the log is incomplete",
             )
         try:
             invocations = read_invocations(path)
@@ -67,7 +76,7 @@ def argv_pattern(spec: CliCalledCriterion) -> ArgvPattern:
         verbs=verbs,
         positional=tuple(spec.positional) if spec.positional is not None else None,
         flag_tests=tuple(_flag_test(name, pred) for name, pred in spec.flags.items()),
-        value_flags=frozenset(spec.value_flags),
+        value_flags=None if spec.value_flags is None else frozenset(spec.value_flags),
         ignore_flags=frozenset(spec.ignore_flags),
     )
 

@@ -20,6 +20,13 @@ class Grade:
 
     results: list[CriterionResult]
     config_errors: list[str] = field(default_factory=list)
+    unevaluated_gating: list[str] = field(default_factory=list)
+    """Gating criteria that could not be graded (a judge that did not run, a missing checker)."""
+
+    @property
+    def problems(self) -> list[str]:
+        """Why the grade is ERROR: configuration errors, then gating criteria left ungraded."""
+        return [*self.config_errors, *self.unevaluated_gating]
 
     @property
     def weighted_score(self) -> float | None:
@@ -27,8 +34,8 @@ class Grade:
 
     @property
     def status(self) -> FinalStatus:
-        if self.config_errors:
-            return FinalStatus.ERROR
+        if self.config_errors or self.unevaluated_gating:
+            return FinalStatus.ERROR  # a verdict that skipped a gate is no verdict
         if not anything_graded(self.results):
             return FinalStatus.NOT_GRADED
         return FinalStatus.SUCCESS if all_gating_passed(self.results) else FinalStatus.FAILURE
@@ -75,4 +82,13 @@ def grade(criteria: Sequence[BaseCriterion], ctx: CheckContext) -> Grade:
         out.results.append(result)
         if config_error:
             out.config_errors.append(config_error)
+        elif result.gating and result.evaluation_status == "not_evaluated" and not _agentless(spec, ctx):
+            out.unevaluated_gating.append(
+                f"gating criterion {spec.type} ({spec.description}) was not evaluated: {result.details}"
+            )
     return out
+
+
+def _agentless(spec: BaseCriterion, ctx: CheckContext) -> bool:
+    """Grading a tree with no trajectory (`evaluate DIR`): trajectory criteria are skipped, not errors."""
+    return spec.requires_agent and ctx.turns is None

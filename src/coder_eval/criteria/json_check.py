@@ -124,6 +124,8 @@ class JsonCheck(Criterion[JsonCheckCriterion]):
                 path = None
         else:
             path, why = single_file(schema_path, ctx)
+            if path is None:  # the workspace is the agent's: a schema missing there fails the check
+                return False, f"schema {schema_path!r} not found in the workspace ({why})"
         if path is None:
             raise CheckerMisuseError(f"json_schema {schema_path!r}: {why}")
         try:

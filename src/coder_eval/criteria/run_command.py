@@ -22,7 +22,7 @@ def stdout_matches(stdout: str, expected: str, mode: str) -> bool:
     if mode == "exact":
         return stdout.strip() == expected.strip()
     if mode == "contains":
-        return expected in stdout
+        return expected.strip() in stdout  # surrounding whitespace is ignored, as for exact
     return bounded.search(expected, stdout)
 
 
@@ -30,8 +30,9 @@ def stdout_matches(stdout: str, expected: str, mode: str) -> bool:
 class RunCommand(Criterion[RunCommandCriterion]):
     """Binary: the command exits with the expected code (and prints the expected stdout).
 
-    With score_from_stdout the first stdout line is the score (0.0-1.0) and the rest
-    becomes details; a non-zero exit or an unparseable line scores 0.
+    With score_from_stdout the first stdout line is the score, clamped to [0, 1] (the detail keeps
+    the number printed), and the rest becomes details; an exit code other than
+    `expected_exit_code` (default 0) or an unparseable line scores 0.
     """
 
     def evaluate(self, spec: RunCommandCriterion, ctx: CheckContext) -> CriterionResult:
@@ -53,15 +54,18 @@ class RunCommand(Criterion[RunCommandCriterion]):
     def _scored(self, spec: RunCommandCriterion, code: int | None, stdout: str, stderr: str) -> CriterionResult:
         lines = stdout.splitlines()
         rest = "\n".join(lines[1:]).strip()
-        if code != 0:
-            return self.result(spec, 0.0, details=join_details(f"exit code {code}", _tail(stderr)))
+        if code != spec.expected_exit_code:
+            expected = f"exit code {code} (expected {spec.expected_exit_code})"
+            return self.result(spec, 0.0, details=join_details(expected, _tail(stderr)))
         try:
             score = float(lines[0].strip()) if lines else math.nan
         except ValueError:
             score = math.nan
-        if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        if not math.isfinite(score):
             first = lines[0][:100] if lines else "(no output)"
             return self.result(
-                spec, 0.0, details=f"first stdout line is not a score in [0, 1]: {first!r}", error="unparseable score"
+                spec, 0.0, details=f"first stdout line is not a number: {first!r}", error="unparseable score"
             )
-        return self.result(spec, score, details=_tail(rest))
+        clamped = min(1.0, max(0.0, score))
+        note = f"printed {score:g}, clamped to {clamped:g}" if clamped != score else ""
+        return self.result(spec, clamped, details=join_details(note, _tail(rest)))

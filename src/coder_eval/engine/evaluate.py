@@ -110,8 +110,8 @@ def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: 
         outcome = _grade_tree(task, root, log)
         status, score = outcome.status, outcome.weighted_score
         results = outcome.results
-        if outcome.config_errors:
-            error = "; ".join(outcome.config_errors)
+        if outcome.problems:
+            error = "; ".join(outcome.problems)
     except ReferenceTamperedError as exc:
         status, score, results, error = FinalStatus.ERROR, 0.0, [], str(exc)
     if status is FinalStatus.ERROR and score is None:

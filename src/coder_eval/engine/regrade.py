@@ -123,7 +123,7 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
             "success_criteria_results": outcome.results,
             "post_run_results": post,
             "environment_info": env,
-            "error_message": prior.error_message or ("; ".join(outcome.config_errors) or None),
+            "error_message": prior.error_message or ("; ".join(outcome.problems) or None),
         }
     )
     execute_copy = out_dir / TASK_EXECUTE_JSON

@@ -111,7 +111,9 @@ class CliCalledCriterion(BaseCriterion):
     verb_any_of: list[NonBlank] | None = Field(None, description="Alternative complete verbs; any one matches.")
     positional: list[str] | None = Field(None, description="Non-flag arguments after the verb (a prefix).")
     flags: dict[str, FlagPredicate] = Field(default_factory=dict, description="Predicates per flag name.")
-    value_flags: list[NonBlank] = Field(default_factory=list, description="Flags that take the next token.")
+    value_flags: list[NonBlank] | None = Field(
+        None, description="Flags that take the next token (default: an ignored `output`); [] declares that none does."
+    )
     ignore_flags: list[NonBlank] = Field(
         default_factory=lambda: ["output"], description="Flags dropped before matching."
     )
@@ -134,8 +136,8 @@ class CliCalledCriterion(BaseCriterion):
 
     @field_validator("value_flags", "ignore_flags")
     @classmethod
-    def _strip_dashes(cls, names: list[str]) -> list[str]:
-        return [_flag_name(n) for n in names]
+    def _strip_dashes(cls, names: list[str] | None) -> list[str] | None:
+        return None if names is None else [_flag_name(n) for n in names]
 
     @model_validator(mode="after")
     def _consistent(self) -> CliCalledCriterion:

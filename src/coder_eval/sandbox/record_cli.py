@@ -11,6 +11,8 @@ from coder_eval.sandbox.environment import SandboxEnvironment
 
 MOCKS_DIR = "cli_mocks"
 CALLS_LOG = "calls.jsonl"
+UNRECORDED_SUFFIX = ".unrecorded"
+"""A shim that cannot append to its log leaves `<log>.unrecorded` beside it; cli_called fails on it."""
 _MATCHER = "argv_match.py"
 
 _SHIM = '''#!{python}
@@ -44,11 +46,22 @@ def main():
     if problem:
         record["error"] = problem
     line = (json.dumps(record) + "\\n").encode("utf-8")
-    fd = os.open(os.path.join(HERE, "calls.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    log = os.path.join(HERE, "calls.jsonl")
     try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if os.write(fd, line) != len(line):
+                raise OSError("short write")
+        finally:
+            os.close(fd)
+    except OSError as exc:  # leave a marker the grader cannot miss, then still answer
+        note = ("could not record %r: %s\\n" % (argv, exc)).encode("utf-8", "replace")
+        try:
+            mfd = os.open(log + "{marker}", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.write(mfd, note)
+            os.close(mfd)
+        except OSError:
+            open(log + "{marker}", "ab").close()
     sys.stdout.write(reply["stdout"])
     sys.stderr.write(reply["stderr"])
     sys.stdout.flush()
@@ -87,7 +100,7 @@ def write_shims(specs: list[RecordCliSpec], env: SandboxEnvironment) -> Path | N
     env.write_file(mocks / _MATCHER, matcher.read_bytes())
     python = env.python
     for spec in specs:
-        shim = _SHIM.format(python=python, tool=spec.tool, config=_config(spec))
+        shim = _SHIM.format(python=python, tool=spec.tool, config=_config(spec), marker=UNRECORDED_SUFFIX)
         env.write_file(mocks / spec.tool, shim.encode("utf-8"))
         host = env.host_path(mocks / spec.tool)
         host.chmod(host.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
