@@ -113,13 +113,18 @@ def run_shell(
 
 
 def _read_capped(fh: IO[bytes], cap: int) -> tuple[str, int]:
-    fh.seek(0)
-    data = fh.read(cap + 1)
-    if len(data) <= cap:
-        return data.decode("utf-8", errors="replace"), 0
+    """The spooled output, or its first and last `cap/2` bytes with a note of how much was cut."""
     fh.seek(0, os.SEEK_END)
-    cut = fh.tell() - cap
-    return data[:cap].decode("utf-8", errors="replace") + f"\n... [truncated {cut} bytes]", cut
+    size = fh.tell()
+    fh.seek(0)
+    if size <= cap:
+        return fh.read(cap).decode("utf-8", errors="replace"), 0
+    head = fh.read(cap // 2)
+    fh.seek(size - (cap - cap // 2))
+    tail = fh.read()
+    cut = size - len(head) - len(tail)
+    text = head.decode("utf-8", errors="replace") + f"\n... [truncated {cut} bytes] ...\n"
+    return text + tail.decode("utf-8", errors="replace"), cut
 
 
 def kill_running_commands() -> None:

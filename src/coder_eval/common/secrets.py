@@ -7,11 +7,14 @@ import re
 from functools import lru_cache
 
 _SECRET_NAME = re.compile(
-    r"(API_?KEY|_KEY$|_KEY_ID$|TOKEN|SECRET|PASSWORD|PASSWD|(^|_)PASS($|_)|(^|_)PWD$|CREDENTIAL|PRIVATE"
+    r"(API_?KEY|_KEY$|_KEY_ID$|TOKEN|SECRET|PASSWORD|PASSWD|(^|_)PASS($|_)|CREDENTIAL|PRIVATE"
     r"|CONNECTION_STRING|_AUTH$|^AWS_SESSION|^AWS_ACCESS_KEY|(^|_)DSN($|_)|WEBHOOK|(^|_)DATABASE_URL$|_DB_URL$)",
     re.IGNORECASE,
 )
-_URL_CREDENTIALS = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:)(?P<secret>[^@\s/'\"]+)(?=@)", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(
+    r"(?P<head>(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^/\s:@'\"]{1,256}:)(?P<secret>[^@\s/'\"]{1,256})(?=@)",
+    re.IGNORECASE,
+)
 """`scheme://user:password@host`: the password part."""
 _SECRET_VALUES = re.compile(
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
