@@ -1,7 +1,8 @@
 """Property: `plan` and `run` agree on which task files are valid.
 
 Random task files (mutations of valid baselines, and YAML-ish text) go to both `plan` and
-`run`, each with `-D agent.type=none` (so nothing needs a model and both see the same input). Whatever `plan` rejects (exit 1), `run` must refuse before starting anything
+`run`, each with `-D agent.type=none` (so nothing needs a model and both see the same input).
+Whatever `plan` rejects (exit 1), `run` must refuse before starting anything
 (exit 2, no run directory); whatever `plan` accepts, `run` must run (exit 0 or 1, run.json).
 """
 
@@ -24,7 +25,6 @@ from test_malformed_input import (
     yamlish_texts,
 )
 from typer.testing import Result
-
 
 NONE_AGENT = ["-D", "agent.type=none"]
 
