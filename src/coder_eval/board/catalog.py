@@ -7,18 +7,19 @@ joining a request's text onto a path: a request names a run by id and the catalo
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from coder_eval.records.layout import LATEST_LINK, RUN_JSON, SCRATCH_DIR, TASK_JSON
+from coder_eval.records.layout import LATEST_LINK, RUN_JSON, SCRATCH_DIR, TASK_JSON, replicate_dir
 
 RunState = Literal["finished", "running", "incomplete"]
 LATEST = LATEST_LINK
 STALE_AFTER_SECONDS = 30 * 60
 """A run without run.json whose live workspaces saw no change for this long is taken as dead."""
-_TASK_GLOBS = (f"*/*/[0-9][0-9]/{TASK_JSON}", f"*/*/*/[0-9][0-9]/{TASK_JSON}")
+_TASK_GLOBS = tuple(f"{'*/' * depth}[0-9][0-9]/{TASK_JSON}" for depth in (2, 3, 4))
 
 
 class RunNotFoundError(Exception):
@@ -32,20 +33,32 @@ class RunEntry:
 
 
 def looks_like_run(directory: Path) -> bool:
-    """A finished run (run.json) or one under way or killed (live workspaces or task records only).
+    """A finished run (run.json), one under way (live workspaces), or one killed (task records only).
 
-    Task records alone are ambiguous (`runs/` holds them too, two levels further down), so they
-    count only when no subdirectory is itself a run.
+    Task records alone are ambiguous by depth (`runs/` holds them too, and a task id may contain
+    `/`), so the first record found says where its run starts: variant, task id and replicate
+    index give the path from the run directory down to it.
     """
-    if _has_run_marker(directory):
-        return True
-    if not any(next(directory.glob(pattern), None) is not None for pattern in _TASK_GLOBS):
-        return False
-    return not any(child.is_dir() and _has_run_marker(child) for child in directory.iterdir())
+    return _has_run_marker(directory) or _record_root(directory) == directory
 
 
 def _has_run_marker(directory: Path) -> bool:
     return (directory / RUN_JSON).is_file() or (directory / SCRATCH_DIR).is_dir()
+
+
+def _record_root(directory: Path) -> Path | None:
+    for pattern in _TASK_GLOBS:
+        for path in directory.glob(pattern):
+            try:
+                data = json.loads(path.read_bytes())
+                rel = replicate_dir(Path(), str(data["variant_id"]), str(data["task_id"]), int(data["replicate_index"]))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            root = path.parent
+            for _ in rel.parts:
+                root = root.parent
+            return root
+    return None
 
 
 def run_state(directory: Path, *, now: float | None = None) -> RunState:
