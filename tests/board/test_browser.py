@@ -233,3 +233,39 @@ def test_static_export_works_from_file_urls(browser: object, runs: Runs, tmp_pat
     page.wait_for_selector("#criteria")
     assert page.evaluate("window.__xss") is None and page.locator("img").count() == 0
     t.close()
+
+
+def _bench_module() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_board", Path(__file__).parents[2] / "bench" / "board.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_ten_thousand_row_run_pages_and_filters(browser: object, tmp_path: Path) -> None:
+    """Functional on 10,000 rows; the timings are printed here and measured properly by bench/board.py."""
+    bench = _bench_module()
+    root = tmp_path / "runs"
+    bench.write_synthetic_run(root / "big", 10_000)  # type: ignore[attr-defined]
+    server = start_board(root, cwd=tmp_path)
+    t = Tab(browser, server.url)
+    try:
+        started = time.perf_counter()
+        page = t.open("#/runs/big", "#tasks tbody tr")
+        paint = time.perf_counter() - started
+        assert len(rows(page, "tasks")) == 100  # the first page came with the run; the rest is not drawn
+        started = time.perf_counter()
+        page.fill("#task-filter", "task-09999")
+        page.wait_for_function("() => document.querySelectorAll('#tasks tbody tr').length === 1")
+        first_filter = time.perf_counter() - started
+        assert "(10,000 in run)" in page.inner_text("#row-count")
+        page.fill("#task-filter", "suite-042/")
+        page.wait_for_function("() => document.querySelector('#row-count').innerText.startsWith('100 of 100 ')")
+        print(f"\n10,000 rows: first paint {paint * 1000:.0f} ms, first filter {first_filter * 1000:.0f} ms")
+    finally:
+        t.page.close()
+        stop_board(server)
+    assert t.errors == []

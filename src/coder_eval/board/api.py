@@ -24,7 +24,7 @@ from coder_eval.board.trends import DEFAULT_TREND_RUNS, trends_payload
 from coder_eval.errors import RecordError
 from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.suite import SuiteRollup
-from coder_eval.records.layout import TASK_JSON
+from coder_eval.records.layout import RUN_JSON, TASK_JSON
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -46,12 +46,6 @@ def _int(query: Mapping[str, str], name: str, default: int | None) -> int | None
         return int(raw)
     except ValueError:
         raise ApiError(400, f"{name} must be a whole number, not {raw!r}") from None
-
-
-def _compares_something(view: RunView) -> bool:
-    """experiment.json is written for every run; its page is worth a link with two arms or replicates."""
-    rows = view.rows
-    return len({r["variant_id"] for r in rows}) > 1 or any(r["replicate_index"] > 0 for r in rows)
 
 
 class BoardApi:
@@ -92,7 +86,7 @@ class BoardApi:
         parts = key.strip("/").split("/")
         head = parts[0]
         if key.strip("/") == "runs":
-            return [digest(v) for v in self.views()]
+            return [self.digest(v) for v in self.views()]
         if head == "trends" and len(parts) == 1:
             limit = _int(query, "limit", DEFAULT_TREND_RUNS) or DEFAULT_TREND_RUNS
             return trends_payload(list(reversed(self.views()[:limit])))
@@ -129,12 +123,26 @@ class BoardApi:
     def run(self, entry: RunEntry) -> dict[str, Any]:
         view = self.view(entry)
         older = [v for v in self.views() if v.summary.start_time < view.summary.start_time]
-        return run_payload(
-            view,
-            previous=older[0].run_id if older else None,
-            suites=find_suites(entry.directory),
-            has_experiment=(entry.directory / EXPERIMENT_JSON).is_file() and _compares_something(view),
+        if view.state == "finished":  # the row-derived part is worked out once per run.json version
+            payload: dict[str, Any] = self.reader.cache.get(
+                "run-page", entry.directory / RUN_JSON, lambda _: run_payload(view)
+            )
+        else:
+            payload = run_payload(view)
+        return {
+            **payload,
+            "previous": older[0].run_id if older else None,
+            "suites": find_suites(entry.directory),
+            "has_experiment": (entry.directory / EXPERIMENT_JSON).is_file() and payload["has_arms"],
+        }
+
+    def digest(self, view: RunView) -> dict[str, Any]:
+        if view.state != "finished":
+            return digest(view)
+        cached: dict[str, Any] = self.reader.cache.get(
+            "digest", view.entry.directory / RUN_JSON, lambda _: digest(view)
         )
+        return cached
 
     def task(self, entry: RunEntry, rel: str) -> dict[str, Any]:
         path = contained(entry.directory, rel) / TASK_JSON

@@ -107,16 +107,14 @@ class RunCatalog:
     def _candidates(self, source: Path) -> list[Path]:
         if not source.is_dir():
             return []
-        if looks_like_run(source):
+        if _has_run_marker(source):
             return [source]
-        out = []
-        for child in sorted(source.iterdir()):
-            # Symlinked entries (`latest`, or links to elsewhere) are not runs of this directory.
-            if child.is_symlink() or not child.is_dir() or child.name.startswith("."):
-                continue
-            if looks_like_run(child):
-                out.append(child)
-        return out
+        # Symlinked entries (`latest`, or links to elsewhere) are not runs of this directory.
+        children = [c for c in sorted(source.iterdir()) if c.is_dir() and not c.is_symlink() and c.name[0] != "."]
+        marked = [c for c in children if _has_run_marker(c)]
+        if not marked and _record_root(source) == source:
+            return [source]  # one killed run, named directly
+        return marked + [c for c in children if c not in marked and _record_root(c) == c]
 
     def find(self, run_id: str) -> RunEntry:
         runs = self.runs()

@@ -59,9 +59,7 @@ def digest(view: RunView) -> dict[str, Any]:
     }
 
 
-def run_payload(
-    view: RunView, *, previous: str | None, suites: list[dict[str, str]], has_experiment: bool
-) -> dict[str, Any]:
+def run_payload(view: RunView) -> dict[str, Any]:
     """The run page: headline numbers, the cost split, facets for the filters, and the first rows."""
     s = view.summary
     rows = view.rows
@@ -89,10 +87,9 @@ def run_payload(
             "agent": _distinct(rows, "agent"),
             "model": _distinct(rows, "model"),
         },
-        "previous": previous,
-        "suites": suites,
-        "has_experiment": has_experiment,
         "warnings": view.warnings,
+        # experiment.json is written for every run; its page is worth a link with two arms or replicates.
+        "has_arms": len({r["variant_id"] for r in rows}) > 1 or any(r["replicate_index"] > 0 for r in rows),
         "row_count": len(rows),
         "rows": rows[:FIRST_PAGE_ROWS],
     }

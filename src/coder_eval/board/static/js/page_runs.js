@@ -167,7 +167,7 @@
     var total = this.complete ? this.rows.length : this.run.row_count;
     this.count.textContent = B.int(Math.min(s.limit, rows.length)) + " of " + B.int(rows.length) + " rows shown (" + B.int(total) + " in run)";
     this.more.hidden = rows.length <= s.limit;
-    B.lastDraw = { rows: rows.length, ms: performance.now() - started };
+    B.lastDraw = { rows: rows.length, ms: performance.now() - started, at: performance.now() };
   };
 
   function stat(label, value, extra) {
