@@ -2,8 +2,10 @@
 "use strict";
 (function (B) {
   var h = B.h;
+  // `rows`: a list of <tr>, or a <tbody> the page redraws itself.
   function table(id, head, rows) {
-    return h("table", { class: "grid", id: id }, h("thead", {}, h("tr", {}, head.map(function (t) { return h("th", { text: t }); }))), h("tbody", {}, rows));
+    var body = rows instanceof HTMLElement && rows.tagName === "TBODY" ? rows : h("tbody", {}, rows);
+    return h("table", { class: "grid", id: id }, h("thead", {}, h("tr", {}, head.map(function (t) { return h("th", { text: t }); }))), body);
   }
   function ci(e, pct) {
     if (!e) return "n/a";
