@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Runs
+from boardkit import Runs
 
 from coder_eval.board.api import ApiError, BoardApi
 from coder_eval.board.catalog import RunCatalog
@@ -78,7 +78,10 @@ def test_experiment_has_intervals_verdict_and_best_arm(api: BoardApi) -> None:
 def test_suite_has_the_confusion_matrix(api: BoardApi) -> None:
     suite = api.get("runs/01-base/suite/default/sentiment")["suite"]
     details = suite["criterion_aggregates"][0]["details"]
-    assert details["confusion"] == {"negative": {"negative": 1, "positive": 1}, "positive": {"negative": 0, "positive": 1}}
+    assert details["confusion"] == {
+        "negative": {"negative": 1, "positive": 1},
+        "positive": {"negative": 0, "positive": 1},
+    }
     assert suite["failed_samples"][0]["task_path"] == "default/sentiment/r3/00"
 
 

@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import FLAGS, require_chromium, screenshot
-from conftest import BIN, CORPUS, Runs, Server, coder_eval, start_board, stop_board
+from boardkit import BIN, CORPUS, FLAGS, Runs, Server, coder_eval, require_chromium, screenshot, start_board, stop_board
 
 pytestmark = pytest.mark.slow
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -180,7 +179,10 @@ def test_a_run_in_progress_shows_rows_as_they_finish(browser: object, tmp_path: 
     server = start_board(root, cwd=tmp_path)
     run = subprocess.Popen(
         [str(BIN), "run", "live", "-b", "script", "-j", "1", "--run-dir", str(root / "live-run")],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
     )
     t = Tab(browser, server.url)
     try:

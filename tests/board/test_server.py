@@ -8,7 +8,7 @@ import json
 import zipfile
 
 import pytest
-from conftest import SECRET, Runs, Server, coder_eval
+from boardkit import SECRET, Runs, Server, coder_eval
 
 from coder_eval.board.security import CSP
 
