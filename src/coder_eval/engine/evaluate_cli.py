@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder_eval.engine.evaluate import EvaluateOptions, evaluate_directory
+from coder_eval.engine.report_files import write_run_files
 from coder_eval.errors import UsageError
 from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
 from coder_eval.models.results import EvaluationResult
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
-from coder_eval.records.run_files import write_run_files
 
 
 @dataclass

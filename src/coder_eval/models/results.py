@@ -44,6 +44,19 @@ class CriterionResult(BaseModel):
         return "pass" if self.passed else "fail"
 
 
+def criterion_title(criterion: CriterionResult) -> str:
+    """`type: description`, or just the type when there is no description."""
+    if criterion.description:
+        return f"{criterion.criterion_type}: {criterion.description}"
+    return criterion.criterion_type
+
+
+def score_against_threshold(criterion: CriterionResult) -> str:
+    """`score 0.400 < threshold 0.900` for an evaluated criterion, the comparison matching the outcome."""
+    sign = ">=" if criterion.score >= criterion.pass_threshold else "<"
+    return f"score {criterion.score:.3f} {sign} threshold {criterion.pass_threshold:.3f}"
+
+
 class ClassificationCriterionResult(CriterionResult):
     result_kind: Literal["classification"] = "classification"  # type: ignore[assignment]
     observed_label: str = ""
