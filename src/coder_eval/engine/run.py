@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from coder_eval.agents.events import StreamCallback
 from coder_eval.common.process import kill_running_commands
 from coder_eval.engine.batch import BatchObserver, run_batch
+from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
-from coder_eval.engine.planning import PlanInputs, plan_units
-from coder_eval.engine.regrade import RegradeError, regrade_in_place
+from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.units import RunUnit
