@@ -16,18 +16,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from coder_eval.errors import RecordError, UsageError
-from coder_eval.models.experiment import ExperimentDefinition
-from coder_eval.models.experiment_results import VariantAggregate
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
-from coder_eval.models.suite import SuiteRollup
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import RUN_JSON, RUN_MD, SUITE_JSON, SUITE_MD, find_task_results, suite_dir
 from coder_eval.records.store import read_run_summary, read_task_result, read_task_results, write_run_summary
 from coder_eval.records.summary import build_run_summary
+
+if TYPE_CHECKING:  # only annotations: `evaluate` and `aggregate` never build these models
+    from coder_eval.models.experiment import ExperimentDefinition
+    from coder_eval.models.experiment_results import VariantAggregate
+    from coder_eval.models.suite import SuiteRollup
 
 ReportFormat = Literal["md", "html", "junit"]
 
