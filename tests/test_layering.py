@@ -24,12 +24,6 @@ PACKAGE = REPO / "src" / "coder_eval"
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 MAX_LINES = 400
 
-OVERSIZED_ALLOWLIST: frozenset[str] = frozenset({"gateway/server.py", "gateway/script.py", "gateway/openai_chat.py"})
-"""Files over the limit that the gateway split (issue 8) breaks up; empty it once that lands."""
-
-PRIVATE_IMPORT_ALLOWLIST: frozenset[str] = frozenset({"engine/finalize.py", "engine/orchestrator.py"})
-"""finalize borrows orchestrator's `_State`; empty this once the state has a public home."""
-
 
 def _lint_imports(cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -83,10 +77,8 @@ def test_contracts_catch_a_planted_import(tmp_path: Path, module: str, planted: 
 
 def test_no_source_file_exceeds_the_size_limit() -> None:
     sizes = {_rel(p): len(p.read_text(encoding="utf-8").splitlines()) for p in _sources()}
-    too_long = {name: n for name, n in sizes.items() if n > MAX_LINES and name not in OVERSIZED_ALLOWLIST}
+    too_long = {name: n for name, n in sizes.items() if n > MAX_LINES}
     assert not too_long, f"split these files (limit {MAX_LINES} lines): {too_long}"
-    stale = sorted(name for name in OVERSIZED_ALLOWLIST if sizes.get(name, 0) <= MAX_LINES)
-    assert not stale, f"no longer oversized, remove from OVERSIZED_ALLOWLIST: {stale}"
 
 
 def _private_imports(path: Path, root: Path = PACKAGE) -> list[str]:
@@ -104,7 +96,7 @@ def _private_imports(path: Path, root: Path = PACKAGE) -> list[str]:
 
 
 def test_no_private_name_is_imported_across_modules() -> None:
-    offenders = [line for p in _sources() if _rel(p) not in PRIVATE_IMPORT_ALLOWLIST for line in _private_imports(p)]
+    offenders = [line for p in _sources() for line in _private_imports(p)]
     assert not offenders, "make these names public or move them: " + "; ".join(offenders)
 
 

@@ -107,9 +107,6 @@ def _check_choices(flags: RunFlags) -> PreservationMode | None:
         except ValueError:
             raise UsageError("--preservation-mode must be NONE, MOVE_ON_WRITE or DIRECT_WRITE") from None
     if flags.agent_type is not None:
-        from coder_eval.plugins import ensure_plugins_loaded
-
-        ensure_plugins_loaded()
         try:
             agent_config_class(flags.agent_type)
         except ValueError as exc:

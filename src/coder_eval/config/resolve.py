@@ -27,7 +27,6 @@ from coder_eval.models.experiment import (
     PromptMutation,
     apply_mutation,
 )
-from coder_eval.models.registry import load_plugins_once
 from coder_eval.models.task import TaskDefinition
 
 MERGED_ROOTS = ("agent", "run_limits", "sandbox", "pre_run", "post_run", "checker_context", "simulation")
@@ -273,7 +272,6 @@ def resolve_task(
     cli_repeats: int | None = None,
 ) -> ResolvedTask:
     """Apply the five layers, the variant's prompt changes and repeats to one loaded task."""
-    load_plugins_once()
     layers = build_layers(
         task, experiment=experiment, variant=variant, baseline=baseline, cli=cli, experiment_dir=experiment_dir
     )

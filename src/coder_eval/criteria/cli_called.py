@@ -18,7 +18,7 @@ _SHOWN = 5
 _SHOWN_CHARS = 160
 
 
-@register_criterion("cli_called")
+@register_criterion("cli_called", spec=CliCalledCriterion)
 class CliCalled(Criterion[CliCalledCriterion]):
     """Binary: the number of logged invocations matching the pattern lies in min_count..max_count.
 

@@ -24,7 +24,6 @@ from coder_eval.models.criteria_judges import AgentJudgeCriterion, SystemOneJudg
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.task import TaskDefinition
-from coder_eval.plugins import ensure_plugins_loaded
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
 from coder_eval.sandbox.sandbox import Sandbox
@@ -47,7 +46,6 @@ class RegradeError(CoderEvalError):
 
 def task_from_record(result: EvaluationResult, record_path: Path) -> LoadedTask:
     """Rebuild the task as it was resolved for the run (not by re-reading the YAML, which may have changed)."""
-    ensure_plugins_loaded()
     config = result.task_config or {}
     try:
         definition = TaskDefinition.model_validate(config.get("resolved") or {})

@@ -17,7 +17,6 @@ from coder_eval.loading.problems import validation_problems
 from coder_eval.loading.sampling import flat_sample, stratified_sample
 from coder_eval.loading.static_checks import env_refs, expand_env
 from coder_eval.loading.yaml_source import LineMap, read_yaml
-from coder_eval.models.registry import load_plugins_once
 from coder_eval.models.run import SkippedTask
 from coder_eval.models.task import TaskDefinition
 
@@ -64,7 +63,6 @@ class LoadReport:
 
 def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskDefinition:
     """Validate one parsed YAML document as a task, reporting every problem at once."""
-    load_plugins_once()
     if not isinstance(raw, dict):
         kind = "empty" if raw is None else type(raw).__name__
         raise TaskConfigError.single(

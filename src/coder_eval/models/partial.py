@@ -18,7 +18,6 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from coder_eval.models.agent import BaseAgentConfig, agent_config_class, registered_agent_kinds
-from coder_eval.models.registry import load_plugins_once
 
 
 def unwrap(annotation: Any) -> list[Any]:
@@ -61,7 +60,6 @@ def admits_none(annotation: Any) -> bool:
 
 def all_agent_fields() -> dict[str, FieldInfo]:
     """Fields of every registered agent config class (used before the agent type is known)."""
-    load_plugins_once()
     out: dict[str, FieldInfo] = dict(BaseAgentConfig.model_fields)
     for kind in registered_agent_kinds():
         for name, info in agent_config_class(kind).model_fields.items():
@@ -73,7 +71,6 @@ def agent_fields(kind: str | None) -> dict[str, FieldInfo]:
     """Fields of the config class for `kind`; every known agent field when `kind` is None."""
     if kind is None:
         return all_agent_fields()
-    load_plugins_once()
     return dict(agent_config_class(kind).model_fields)
 
 

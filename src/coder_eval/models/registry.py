@@ -68,7 +68,7 @@ class UnknownKindError(LookupError):
         self.what, self.name, self.known = what, name, known
         super().__init__(
             f"unknown {what} {name!r}.{suggestion(name, known)} "
-            f"Known: {', '.join(known) or '(none registered)'}. "
+            f"Known types: {', '.join(known) or '(none registered)'}. "
             "One from a plugin needs that plugin installed (entry point group coder_eval.plugins)."
         )
 
@@ -97,7 +97,7 @@ class Registry(Generic[T]):
         if existing is not None and not self.same(existing, entry):
             raise RegistrationError(f"{self.what} {name!r} is already provided by {_label(existing)}")
         lazy = self._lazy.get(name)
-        if lazy is not None and lazy != _target_of(entry):
+        if lazy is not None and lazy not in (_target_of(entry), getattr(entry, "__module__", None)):
             raise RegistrationError(f"{self.what} {name!r} is already provided by {lazy}")
         self._lazy.pop(name, None)
         self._entries[name] = entry
@@ -122,10 +122,14 @@ class Registry(Generic[T]):
         target = self._lazy.pop(name, None)
         if target is not None:
             try:
-                self._entries[name] = import_target(target)
+                loaded = import_target(target)
             except BaseException:
                 self._lazy[name] = target
                 raise
+            if ":" in target:
+                self._entries.setdefault(name, loaded)
+            elif name not in self._entries:  # a bare module registers its entry when imported
+                raise RegistrationError(f"importing {target} did not register {self.what} {name!r}")
         return self._entries.get(name)
 
     def get(self, name: str) -> T:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Protocol, runtime_checkable
 
+from coder_eval.common.process import ExecResult
+
 DEFAULT_OUTPUT_LIMIT = 100 * 1024
 """Bytes of stdout (and of stderr) kept per command unless a caller asks otherwise."""
 
@@ -46,19 +48,6 @@ class Command:
 
     def describe(self) -> str:
         return self.shell if self.shell is not None else " ".join(self.argv or ())
-
-
-@dataclass(frozen=True)
-class ExecResult:
-    """What a command did. Output beyond the limit is cut, and `*_truncated` says by how much."""
-
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_seconds: float
-    timed_out: bool = False
-    stdout_truncated: int = 0
-    stderr_truncated: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,6 +104,15 @@ class SandboxEnvironment(Protocol):
         """Put host directories inside the workspace on PATH (after set-up, or first with `first`)."""
         ...
 
+    @property
+    def python(self) -> str:
+        """A Python 3 interpreter usable inside (record_cli shims run on it)."""
+        ...
+
+    def add_env(self, values: Mapping[str, str]) -> None:
+        """Variables every later command and the agent get (e.g. VIRTUAL_ENV of the sandbox venv)."""
+        ...
+
     def base_env(self) -> dict[str, str]:
         """The environment every command and the agent start from (credentials already removed)."""
         ...
@@ -126,3 +124,6 @@ class SandboxEnvironment(Protocol):
     def finish(self) -> Path | None:
         """Kill what is left, then preserve or drop the workspace; returns where it now lives."""
         ...
+
+
+__all__ = ["DEFAULT_OUTPUT_LIMIT", "Command", "ExecResult", "Launch", "SandboxEnvironment"]
