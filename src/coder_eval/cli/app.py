@@ -8,6 +8,7 @@ from coder_eval.cli import (
     aggregate_cmd,
     evaluate_cmd,
     gate_cmd,
+    lint_cmd,
     plan_cmd,
     report_cmd,
     run_cmd,
@@ -48,6 +49,7 @@ app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("report")(report_cmd.report)
 app.command("aggregate")(aggregate_cmd.aggregate)
 app.command("gate")(gate_cmd.gate)
+app.command("lint")(lint_cmd.lint)
 
 
 def main() -> None:
