@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from coder_eval.cli import (
@@ -37,8 +39,18 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="DEBUG logging (default level: LOG_LEVEL or INFO)."),
+    log_file: Path | None = typer.Option(  # noqa: B008 - Typer declares options as defaults
+        None, "--log-file", help="Also write the log to this file."
+    ),
 ) -> None:
-    """Coder Eval command line."""
+    """Coder Eval command line. Reads .env from the working directory (set variables win)."""
+    from coder_eval.cli.env_file import load_env_file
+    from coder_eval.cli.guard import guarded
+    from coder_eval.cli.logging_setup import configure_logging
+
+    load_env_file()
+    guarded(configure_logging)(verbose=verbose, log_file=log_file)
 
 
 app.command("run")(run_cmd.run)

@@ -50,6 +50,8 @@ Sets = Annotated[
 Model = Annotated[str | None, typer.Option("--model", "-m", help="Same as -D agent.model=...")]
 Driver = Annotated[str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (tempdir or docker).")]
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="DEBUG logging.")]
+LogFile = Annotated[Path | None, typer.Option("--log-file", help="Also write the log to this file.")]
 
 
 def _split(value: str | None) -> list[str]:
@@ -86,6 +88,10 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
     from coder_eval.engine.run import RunRequest, run_pipeline
     from coder_eval.loading.loader import SelectOptions
 
+    if opts["verbose"] or opts["log_file"]:
+        from coder_eval.cli.logging_setup import configure_logging
+
+        configure_logging(verbose=opts["verbose"], log_file=opts["log_file"])
     mode = _check_choices(opts)
     stream_factory = None
     if opts["stream"]:
@@ -132,7 +138,34 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
         + f"; pass rate {rate}{cost}; records in {outcome.run_dir}",
         highlight=False,
     )
+    _log_rows(s.task_results)
     raise typer.Exit(outcome.exit_code)
+
+
+def _log_rows(rows: list[dict[str, Any]]) -> None:
+    """Each row at DEBUG; a row over its expected_turns (a soft target) as a warning, never a failure."""
+    import logging
+
+    from coder_eval.records.turns import over_expected_turns
+
+    log = logging.getLogger("coder_eval.run")
+    for row in rows:
+        log.debug(
+            "%s/%s #%s: %s score %s, %s turns",
+            row.get("variant_id"),
+            row.get("task_id"),
+            row.get("replicate_index"),
+            row.get("status"),
+            row.get("weighted_score"),
+            row.get("total_turns"),
+        )
+        if over_expected_turns(row):
+            log.warning(
+                "%s used %s agent turns, over its expected_turns of %s",
+                row.get("task_id"),
+                row.get("total_turns"),
+                row.get("expected_turns"),
+            )
 
 
 @guarded
@@ -158,6 +191,8 @@ def run(
     sets: Sets = None,
     model: Model = None,
     driver: Driver = None,
+    verbose: Verbose = False,
+    log_file: LogFile = None,
 ) -> None:
     """Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input."""
     _pipeline(grade=True, **{k: v for k, v in locals().items()})
@@ -185,6 +220,8 @@ def execute(
     sets: Sets = None,
     model: Model = None,
     driver: Driver = None,
+    verbose: Verbose = False,
+    log_file: LogFile = None,
 ) -> None:
     """Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`."""
     _pipeline(grade=False, **{k: v for k, v in locals().items()})

@@ -16,7 +16,7 @@ AGENT_BINARIES: dict[str, str] = {
 }
 
 _CREDENTIALS: dict[str, tuple[str, ...]] = {
-    "claude-code": ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "claude-code": ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
     "codex": ("CODEX_API_KEY", "OPENAI_API_KEY"),
     "antigravity": ("GEMINI_API_KEY",),
 }
@@ -28,8 +28,12 @@ def _bundled_claude() -> bool:
     return bundled_cli() is not None
 
 
-def _claude_logged_in() -> bool:
-    return (Path.home() / ".claude" / ".credentials.json").is_file()
+def _claude_login() -> str | None:
+    """A cached Claude Code login, which the gateway cannot use: it forwards API keys only."""
+    if os.environ.get("CLAUDE_CODE_OAUTH_TOKEN"):
+        return "CLAUDE_CODE_OAUTH_TOKEN"
+    path = Path.home() / ".claude" / ".credentials.json"
+    return "~/.claude/.credentials.json" if path.is_file() else None
 
 
 def _credential_warning(kind: str, model: str | None) -> str | None:
@@ -38,11 +42,16 @@ def _credential_warning(kind: str, model: str | None) -> str | None:
         var = f"{provider}_API_KEY"
         return None if var in os.environ else f"{var} is not set ({kind} model {model})"
     names = _CREDENTIALS.get(kind)
-    if not names or any(n in os.environ for n in names):
+    if not names or any(os.environ.get(n) for n in names):
         return None
-    if kind == "claude-code" and _claude_logged_in():
-        return None
-    return f"no credentials for {kind}: set {' or '.join(names)} (not needed with --backend script)"
+    message = f"no credentials for {kind}: set {' or '.join(names)} (not needed with --backend script)"
+    login = _claude_login() if kind == "claude-code" else None
+    if login:
+        message += (
+            f"; the Claude Code login in {login} is not used: agents reach the model through "
+            "Coder Eval's gateway, which holds an API key, never a subscription login"
+        )
+    return message
 
 
 def environment_warnings(tasks: list[TaskDefinition], *, implemented: set[str]) -> list[str]:
