@@ -10,6 +10,7 @@ from coder_eval.cli import (
     aggregate_cmd,
     evaluate_cmd,
     gate_cmd,
+    harbor_cmd,
     lint_cmd,
     plan_cmd,
     report_cmd,
@@ -62,6 +63,9 @@ app.command("report")(report_cmd.report)
 app.command("aggregate")(aggregate_cmd.aggregate)
 app.command("gate")(gate_cmd.gate)
 app.command("lint")(lint_cmd.lint)
+app.command("export")(harbor_cmd.export)
+app.add_typer(harbor_cmd.import_app, name="import")
+app.add_typer(harbor_cmd.harbor_app, name="harbor")
 
 
 def main() -> None:
