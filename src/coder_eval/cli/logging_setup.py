@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from coder_eval.errors import UsageError
 
@@ -17,6 +18,21 @@ _MARK = "_coder_eval_handler"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 DEFAULT_LOG_FILE = "coder-eval.log"
 _TRUE = ("1", "true", "yes", "on")
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is at the time, so a swapped stream (tests, Typer's runner) is followed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
 
 
 def _level(verbose: bool) -> int:
@@ -37,8 +53,7 @@ def configure_logging(*, verbose: bool = False, log_file: Path | None = None) ->
         handler.close()
     level = _level(verbose)
     logger.setLevel(level)
-    logger.propagate = False
-    console = logging.StreamHandler(sys.stderr)
+    console = _StderrHandler()
     # The console shows warnings unless asked for more: INFO lines would bury the progress display.
     console.setLevel(level if verbose or "LOG_LEVEL" in os.environ else logging.WARNING)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
