@@ -7,15 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coder_eval.plugins import ensure_plugins_loaded
-
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance"
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _plugins() -> None:
-    ensure_plugins_loaded()
 
 
 @pytest.fixture

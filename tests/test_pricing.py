@@ -222,9 +222,9 @@ def test_consistent_aliases_inside_one_batch() -> None:
 
 
 def test_empty_batch() -> None:
-    before = dict(pricing._plugin_rates)
+    before = pricing.PRICING.names()
     register_pricing({})
-    assert pricing._plugin_rates == before
+    assert pricing.PRICING.names() == before
 
 
 # --- unpriced_models ------------------------------------------------------------------------------

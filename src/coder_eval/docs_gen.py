@@ -20,10 +20,13 @@ CRITERIA_MD = Path("plugins") / "coder-eval" / "reference" / "criteria.md"
 
 
 def criterion_models() -> Iterable[type[BaseModel]]:
-    """Every criterion model, in the order the task schema lists them (the one place to repoint)."""
-    from coder_eval.models.criteria import CRITERION_MODELS
+    """Every criterion Coder Eval ships, from the criterion registry, sorted by type.
 
-    return CRITERION_MODELS
+    Criteria that installed plugins register are left out: the page documents this package.
+    """
+    from coder_eval.models.criteria import criterion_models as registered
+
+    return [m for m in registered() if m.__module__.startswith("coder_eval.")]
 
 
 def _type_text(prop: dict[str, Any] | bool, defs: dict[str, Any]) -> str:

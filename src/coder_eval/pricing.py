@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from coder_eval.models.registry import Registry
+
 
 @dataclass(frozen=True)
 class ModelPricing:
@@ -49,7 +51,10 @@ BUILTIN_RATES: dict[str, ModelPricing] = {
     "scripted": ModelPricing(0.0, 0.0, 0.0, 0.0),
 }
 
-_plugin_rates: dict[str, ModelPricing] = {}
+PRICING: Registry[ModelPricing] = Registry("model price")
+"""Bare model id -> rates: the built-in card plus what plugins add (never replacing a rate)."""
+for _model, _rate in BUILTIN_RATES.items():
+    PRICING.add(_model, _rate)
 
 _VENDOR_PREFIX = re.compile(r"^(?:(?:us|eu|apac|global)\.)?(?:anthropic|openai|google|vertex_ai|bedrock)[./]")
 _REGION_PREFIX = re.compile(r"^(?:us|eu|apac|global)\.")
@@ -76,21 +81,18 @@ def register_pricing(rates: dict[str, ModelPricing]) -> None:
     staged: dict[str, ModelPricing] = {}
     for key, rate in rates.items():
         bare = normalize_model_id(key)
-        existing = staged.get(bare) or _plugin_rates.get(bare) or BUILTIN_RATES.get(bare)
+        existing = staged.get(bare) or PRICING.find(bare)
         if existing is not None and existing != rate:
             raise ValueError(f"pricing for {key!r} is already registered as {existing}; refusing to replace it")
         staged[bare] = rate  # two keys of one batch that normalize alike must agree too
-    _plugin_rates.update(staged)
+    for bare, rate in staged.items():
+        PRICING.add(bare, rate)
 
 
 def pricing_for(model: str | None) -> ModelPricing | None:
     if not model:
         return None
-    bare = normalize_model_id(model)
-    rate = _plugin_rates.get(bare)
-    if rate is not None:
-        return rate
-    return BUILTIN_RATES.get(bare)
+    return PRICING.find(normalize_model_id(model))
 
 
 def calculate_cost(

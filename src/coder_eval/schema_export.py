@@ -1,28 +1,36 @@
-"""JSON Schema of the task file, for editors (yaml-language-server) and docs."""
+"""JSON Schema of the task file, for editors (yaml-language-server) and docs.
+
+The open unions (agent configs, success criteria) become real unions of every registered class,
+plugins included, so an editor knows a plugin's agent fields and criterion types too.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Union
+from typing import Annotated, Any, Union
 
 from pydantic import Field, create_model
 
 from coder_eval.models.agent import agent_config_class, registered_agent_kinds
+from coder_eval.models.criteria import criterion_models
 from coder_eval.models.task import TaskDefinition
-from coder_eval.plugins import ensure_plugins_loaded
 
 SCHEMA_ID = "https://coder-eval.dev/schema/task.json"
 
 
 def task_json_schema() -> dict[str, Any]:
-    """TaskDefinition's schema with `agent` as the union of every registered agent config."""
-    ensure_plugins_loaded()
+    """TaskDefinition's schema with `agent` and `success_criteria` built from the registries."""
     configs = tuple(agent_config_class(kind) for kind in registered_agent_kinds())
     agent_union: Any = Union[configs]  # noqa: UP007 - built from a runtime tuple
+    criterion_union: Any = Annotated[Union[tuple(criterion_models())], Field(discriminator="type")]  # noqa: UP007
     model = create_model(
         "TaskDefinition",
         __base__=TaskDefinition,
         agent=(agent_union | None, Field(None, description="Agent configuration; `type` selects the agent kind.")),
+        success_criteria=(
+            list[criterion_union],
+            Field(min_length=1, description=TaskDefinition.model_fields["success_criteria"].description),
+        ),
     )
     schema = model.model_json_schema(mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -364,6 +364,7 @@ def trajectory(record: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def test_record_then_replay(tmp_path: Path) -> None:
+    from coder_eval.agents.vocabularies import CLAUDE_CODE_TOOLS
     from coder_eval.gateway.script import ScriptedModel
     from coder_eval.gateway.script_file import load_script
     from coder_eval.gateway.server import GatewayThread
@@ -391,7 +392,8 @@ def test_record_then_replay(tmp_path: Path) -> None:
     provider.start()
     try:
         # The stand-in provider learns the agent's working directory from its prompt, as a model would.
-        route = provider.open_route("provider", source=ScriptedModel(load_script(tmp_path / "task.script.yaml")))
+        model = ScriptedModel(load_script(tmp_path / "task.script.yaml"), vocabulary=CLAUDE_CODE_TOOLS)
+        route = provider.open_route("provider", source=model)
         env = {"CODER_EVAL_UPSTREAM_ANTHROPIC": route.base_url}
         rec = run_cli(tmp_path, task, "rec", "-b", "record", *keep, env=env)
         provider_calls = len(route.calls)

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from coder_eval.agents import claude_code_options as opts
-from coder_eval.agents.claude_code import ClaudeCodeAgent
-from coder_eval.models.agent_configs import ClaudeCodeConfig
+from coder_eval.agents.claude_code import options as opts
+from coder_eval.agents.claude_code.agent import ClaudeCodeAgent
+from coder_eval.agents.claude_code.config import ClaudeCodeConfig
+from coder_eval.sandbox.tempdir import HostEnvironment
 
 
 def config(**fields: Any) -> ClaudeCodeConfig:
@@ -159,14 +160,20 @@ def test_cli_falls_back_to_path_then_fails(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 def test_launcher_content(tmp_path: Path) -> None:
-    launcher, pidfile = opts.write_launcher(tmp_path, "/x/claude")
+    launcher, pidfile = opts.write_launcher(tmp_path, ["/x/claude"])
     assert launcher == tmp_path / "claude-launch" and pidfile == tmp_path / "claude.pid"
     assert os.access(launcher, os.X_OK)
     text = launcher.read_text()
     assert text.startswith("#!/bin/sh\n")
-    assert f'echo $$ > "{pidfile}"' in text
-    assert 'exec setsid "/x/claude" "$@"' in text
-    assert text.rstrip().endswith('exec "/x/claude" "$@"')
+    assert f"echo $$ > {pidfile}" in text
+    assert 'exec setsid /x/claude "$@"' in text
+    assert text.rstrip().endswith('exec /x/claude "$@"')
+
+
+def test_launcher_runs_the_sandbox_launch_line(tmp_path: Path) -> None:
+    """A driver's launch line (a wrapper prefix) is run whole, each word quoted."""
+    launcher, _ = opts.write_launcher(tmp_path, ["/usr/bin/env", "A=b c", "/x/claude"])
+    assert "exec setsid /usr/bin/env 'A=b c' /x/claude \"$@\"" in launcher.read_text()
 
 
 def fake_cli(root: Path, body: str) -> Path:
@@ -178,7 +185,7 @@ def fake_cli(root: Path, body: str) -> Path:
 
 def test_launcher_makes_the_cli_lead_its_own_group(tmp_path: Path) -> None:
     cli = fake_cli(tmp_path, 'echo "$@"; cut -d" " -f5 /proc/$$/stat\n')
-    launcher, pidfile = opts.write_launcher(tmp_path, str(cli))
+    launcher, pidfile = opts.write_launcher(tmp_path, [str(cli)])
     out = subprocess.run([str(launcher), "--a", "b c"], capture_output=True, text=True, timeout=10, check=True)
     args, pgid = out.stdout.splitlines()
     assert args == "--a b c"
@@ -201,7 +208,7 @@ def test_kill_sync_reaches_children_in_other_sessions(tmp_path: Path) -> None:
     body = f"setsid sh -c '{shell}' &\nsleep 60\n"
     cli = fake_cli(tmp_path, body)
     agent = ClaudeCodeAgent(config(cli_path=str(cli)), task_id="t")
-    asyncio.run(agent.start(tmp_path))
+    asyncio.run(agent.start(HostEnvironment(tmp_path)))
     assert agent.launcher is not None and agent.pidfile is not None
     proc = subprocess.Popen([str(agent.launcher)])
     pids: list[int] = []
@@ -229,7 +236,7 @@ def test_kill_sync_reaches_children_in_other_sessions(tmp_path: Path) -> None:
 def test_kill_sync_without_a_cli_is_a_no_op(tmp_path: Path) -> None:
     agent = ClaudeCodeAgent(config(), task_id="t")
     agent.kill_sync()  # never started
-    asyncio.run(agent.start(tmp_path))
+    asyncio.run(agent.start(HostEnvironment(tmp_path)))
     agent.kill_sync()  # started, no CLI yet: no pidfile
     asyncio.run(agent.stop())
 
@@ -250,10 +257,11 @@ def test_isolated_home(tmp_path: Path) -> None:
 
 
 def test_agent_start_gives_each_task_its_own_home_and_stop_removes_it(tmp_path: Path) -> None:
-    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1/t/x", "HOME": "/root"}
+    path = os.pathsep.join([str(tmp_path / "bin"), "/usr/bin"])
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1/t/x", "HOME": "/root", "PATH": path}
     first, second = (ClaudeCodeAgent(config(), task_id=t, env=env) for t in ("a", "b"))
     for agent in (first, second):
-        asyncio.run(agent.start(tmp_path, env_path_prepend=[tmp_path / "bin"]))
+        asyncio.run(agent.start(HostEnvironment(tmp_path)))
     assert first.home is not None and second.home is not None and first.home != second.home
     assert first.cli_env["HOME"] == str(first.home) != "/root"
     assert first.cli_env["CLAUDE_CONFIG_DIR"] == str(first.home / ".claude")

@@ -1,7 +1,7 @@
-"""Table-driven tests for the agent registry, config-class registry, create_agent and the plugin loader.
+"""The agent registry: kind declarations, the config-class registry, create_agent and the plugin loader.
 
-Every test claims fresh kind names so the process-wide registry never holds a collision
-another test could trip over.
+Every test claims fresh kind names, and the registries are restored after each test, so test kinds
+never join the task schema's agent union.
 """
 
 from __future__ import annotations
@@ -15,32 +15,33 @@ from typing import Any
 import pytest
 
 from coder_eval import plugins
-from coder_eval.agents.base import Agent, create_agent
-from coder_eval.agents.registry import AgentRegistry
-from coder_eval.models import agent as agent_models
+from coder_eval.agents.base import Agent, Turn, TurnEnd, create_agent
+from coder_eval.agents.claude_code import ClaudeCodeConfig
+from coder_eval.agents.codex import CodexConfig
+from coder_eval.agents.kind import AgentKind
+from coder_eval.agents.none_agent import NoAgentConfig
+from coder_eval.agents.registry import AGENTS, agent_kind, declare_agent, register_agent
 from coder_eval.models.agent import (
+    AGENT_CONFIGS,
     BaseAgentConfig,
     agent_config_class,
     parse_agent_config,
     register_agent_config,
     registered_agent_kinds,
 )
-from coder_eval.models.agent_configs import BUILTIN_AGENT_CONFIGS, ClaudeCodeConfig, CodexConfig, NoAgentConfig
+from coder_eval.models.registry import RegistrationError
+
+BUILTIN_KINDS = {
+    "claude-code": ClaudeCodeConfig,
+    "codex": CodexConfig,
+    "none": NoAgentConfig,
+}
 
 
 @pytest.fixture(autouse=True)
 def _restore_registries() -> Iterator[None]:
-    """Undo every registration a test makes: test kinds must not join the task schema's agent union."""
-    agents, lazy = dict(AgentRegistry._agents), dict(AgentRegistry._lazy)
-    configs = dict(agent_models._CONFIG_CLASSES)
-    yield
-    for live, saved in (
-        (AgentRegistry._agents, agents),
-        (AgentRegistry._lazy, lazy),
-        (agent_models._CONFIG_CLASSES, configs),
-    ):
-        live.clear()
-        live.update(saved)
+    with AGENTS.scratch(), AGENT_CONFIGS.scratch():
+        yield
 
 
 def fresh_kind() -> str:
@@ -52,111 +53,70 @@ def config_class(name: str = "RegistryTestConfig") -> type[BaseAgentConfig]:
 
 
 class _StubAgent(Agent[Any]):
-    async def start(self, working_directory: Path, **_: Any) -> None:
-        self.working_directory = working_directory
-
-    async def communicate(self, user_input: str, **_: Any) -> Any:
-        raise NotImplementedError
-
-    async def stop(self) -> None:
-        self._mark_stopped()
+    async def run_turn(self, turn: Turn) -> TurnEnd:
+        return TurnEnd()
 
 
 def agent_class(name: str = "Agent") -> type[_StubAgent]:
     return type(name, (_StubAgent,), {"__module__": __name__})
 
 
-# --- AgentRegistry.register -----------------------------------------------------------------------
+# --- register_agent / declare_agent ----------------------------------------------------------------
 
 
-def test_same_pair_twice_is_a_noop() -> None:
+def test_same_registration_twice_is_a_noop() -> None:
     kind, cfg, impl = fresh_kind(), config_class(), agent_class()
-    assert AgentRegistry.register(kind, cfg)(impl) is impl
-    assert AgentRegistry.register(kind, cfg)(impl) is impl
-    assert AgentRegistry.agent_class(kind) is impl
+    assert register_agent(kind, config=cfg)(impl) is impl
+    assert register_agent(kind, config=cfg)(impl) is impl
+    assert agent_kind(kind).load() is impl
     assert agent_config_class(kind) is cfg
-    assert kind in AgentRegistry.kinds()
+    assert impl.kind.name == kind
+    assert kind in AGENTS.names() and kind in registered_agent_kinds()
+
+
+def test_registration_carries_the_declared_capabilities() -> None:
+    kind, cfg, impl = fresh_kind(), config_class(), agent_class()
+    register_agent(kind, config=cfg, protocols=("anthropic",), cooperative_stop=True, gateway_env={"X": "{token}"})(
+        impl
+    )
+    declared = agent_kind(kind)
+    assert declared.protocols == ("anthropic",) and declared.cooperative_stop
+    assert impl(cfg(type=kind), task_id="t").supports_cooperative_stop
 
 
 Step = Callable[[str, type[BaseAgentConfig], type[Any]], None]
 
 
 def _eager(kind: str, cfg: type[BaseAgentConfig], impl: type[Any]) -> None:
-    AgentRegistry.register(kind, cfg)(impl)
+    register_agent(kind, config=cfg)(impl)
 
 
 def _schema(kind: str, cfg: type[BaseAgentConfig], impl: type[Any]) -> None:
-    AgentRegistry.register_schema(kind, cfg)
+    declare_agent(AgentKind(name=kind, config=cfg))
 
 
-def _lazy_to(target: str) -> Step:
-    def step(kind: str, cfg: type[BaseAgentConfig], impl: type[Any]) -> None:
-        AgentRegistry.register_lazy(kind, cfg, target)
-
-    return step
+def _lazy(kind: str, cfg: type[BaseAgentConfig], impl: type[Any]) -> None:
+    declare_agent(AgentKind(name=kind, config=cfg, implementation="some.module:Thing"))
 
 
-CONFLICT_CASES = [
-    pytest.param(_eager, "other-agent", "already provided by", id="eager-other-agent"),
-    pytest.param(_eager, "other-config", "already registered with", id="eager-other-config"),
-    pytest.param(_schema, "other-config", "already registered with", id="schema-other-config"),
-    pytest.param(
-        _lazy_to("some.module:Thing"), "other-agent", "already provided by some.module:Thing", id="lazy-eager"
-    ),
-    pytest.param(
-        _lazy_to("some.module:Thing"), "other-config", "already (provided|registered)", id="lazy-other-config"
-    ),
-]
-
-
-@pytest.mark.parametrize(("first", "second", "message"), CONFLICT_CASES)
-def test_claiming_a_taken_kind_raises(first: Step, second: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        pytest.param(_eager, "other-agent", id="eager-other-agent"),
+        pytest.param(_eager, "other-config", id="eager-other-config"),
+        pytest.param(_schema, "other-config", id="schema-other-config"),
+        pytest.param(_schema, "other-agent", id="schema-then-implementation"),
+        pytest.param(_lazy, "other-agent", id="lazy-eager"),
+    ],
+)
+def test_claiming_a_taken_kind_raises(first: Step, second: str) -> None:
     kind, cfg, impl = fresh_kind(), config_class(), agent_class()
     first(kind, cfg, impl)
     other_cfg = config_class("OtherRegistryTestConfig") if second == "other-config" else cfg
     other_impl = agent_class("OtherAgent") if second == "other-agent" else impl
-    with pytest.raises(ValueError, match=message):
-        AgentRegistry.register(kind, other_cfg)(other_impl)
+    with pytest.raises(RegistrationError, match="already provided by"):
+        register_agent(kind, config=other_cfg)(other_impl)
     assert agent_config_class(kind) is cfg  # nothing half-applied
-
-
-def test_schema_then_implementation_is_allowed() -> None:
-    kind, cfg, impl = fresh_kind(), config_class(), agent_class()
-    AgentRegistry.register_schema(kind, cfg)
-    assert not AgentRegistry.has_implementation(kind)
-    assert AgentRegistry.agent_class(kind) is None
-    AgentRegistry.register(kind, cfg)(impl)
-    assert AgentRegistry.has_implementation(kind)
-    assert AgentRegistry.agent_class(kind) is impl
-
-
-@pytest.mark.parametrize(
-    ("first_target", "second_target", "raises"),
-    [
-        pytest.param("a.b:C", "a.b:C", False, id="same-target-noop"),
-        pytest.param("a.b:C", "a.b:D", True, id="other-target"),
-    ],
-)
-def test_register_lazy_twice(first_target: str, second_target: str, raises: bool) -> None:
-    kind, cfg = fresh_kind(), config_class()
-    AgentRegistry.register_lazy(kind, cfg, first_target)
-    if raises:
-        with pytest.raises(ValueError, match="already has an implementation"):
-            AgentRegistry.register_lazy(kind, cfg, second_target)
-    else:
-        AgentRegistry.register_lazy(kind, cfg, second_target)
-    assert AgentRegistry.has_implementation(kind)
-
-
-def test_register_lazy_after_eager_raises() -> None:
-    kind, cfg, impl = fresh_kind(), config_class(), agent_class()
-    AgentRegistry.register(kind, cfg)(impl)
-    with pytest.raises(ValueError, match="already has an implementation"):
-        AgentRegistry.register_lazy(kind, cfg, "elsewhere:Agent")
-    assert AgentRegistry.agent_class(kind) is impl
-
-
-# --- lazy resolution ------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -170,45 +130,15 @@ def lazy_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
     sys.modules.pop(name, None)
 
 
-def test_register_lazy_resolves_on_first_use(lazy_module: str) -> None:
+def test_a_declared_implementation_is_imported_on_first_use(lazy_module: str) -> None:
     kind, cfg = fresh_kind(), config_class()
-    AgentRegistry.register_lazy(kind, cfg, f"{lazy_module}:LazyAgent")
-    assert lazy_module not in sys.modules  # registering imports nothing
-    assert AgentRegistry.has_implementation(kind)
-    assert agent_config_class(kind) is cfg
-    resolved = AgentRegistry.agent_class(kind)
+    declare_agent(AgentKind(name=kind, config=cfg, implementation=f"{lazy_module}:LazyAgent"))
+    assert lazy_module not in sys.modules  # declaring imports nothing
+    assert agent_kind(kind).has_implementation
+    resolved = agent_kind(kind).load()
     assert lazy_module in sys.modules
     assert resolved is not None and resolved.__name__ == "LazyAgent"
-    assert AgentRegistry.agent_class(kind) is resolved  # cached, not re-imported
-
-
-def test_same_lazy_pair_again_after_resolution_is_a_noop(lazy_module: str) -> None:
-    kind, cfg = fresh_kind(), config_class()
-    target = f"{lazy_module}:LazyAgent"
-    AgentRegistry.register_lazy(kind, cfg, target)
-    resolved = AgentRegistry.agent_class(kind)
-    AgentRegistry.register_lazy(kind, cfg, target)
-    assert AgentRegistry.agent_class(kind) is resolved
-    with pytest.raises(ValueError, match="already has an implementation"):
-        AgentRegistry.register_lazy(kind, cfg, f"{lazy_module}:Other")
-
-
-def test_eager_register_of_the_lazy_target_is_a_noop(lazy_module: str) -> None:
-    kind, cfg = fresh_kind(), config_class()
-    AgentRegistry.register_lazy(kind, cfg, f"{lazy_module}:LazyAgent")
-    lazy_cls = __import__(lazy_module).LazyAgent
-    assert AgentRegistry.register(kind, cfg)(lazy_cls) is lazy_cls
-    assert AgentRegistry.agent_class(kind) is lazy_cls
-
-
-def test_lazy_kind_cannot_be_shadowed_before_first_use(lazy_module: str) -> None:
-    kind, cfg = fresh_kind(), config_class()
-    AgentRegistry.register_lazy(kind, cfg, f"{lazy_module}:LazyAgent")
-    impostor = agent_class("Impostor")
-    with pytest.raises(ValueError):
-        AgentRegistry.register(kind, cfg)(impostor)
-    resolved = AgentRegistry.agent_class(kind)
-    assert resolved is not None and resolved.__name__ == "LazyAgent"
+    assert agent_kind(kind).load() is resolved  # cached, not re-imported
 
 
 # --- the config-class registry --------------------------------------------------------------------
@@ -223,7 +153,7 @@ def test_register_agent_config_twice(same_class: bool, raises: bool) -> None:
     register_agent_config(kind, cfg)
     second = cfg if same_class else config_class("SecondRegistryTestConfig")
     if raises:
-        with pytest.raises(ValueError, match="refusing to replace"):
+        with pytest.raises(ValueError, match="already provided by"):
             register_agent_config(kind, second)
     else:
         register_agent_config(kind, second)
@@ -281,7 +211,7 @@ def test_create_agent_none() -> None:
 
 def test_create_agent_registered_kind() -> None:
     kind, cfg, impl = fresh_kind(), config_class(), agent_class()
-    AgentRegistry.register(kind, cfg)(impl)
+    register_agent(kind, config=cfg)(impl)
     agent = create_agent(kind, cfg(type=kind), task_id="t")
     assert type(agent) is impl and agent.env == {}
 
@@ -301,22 +231,23 @@ def test_create_agent_wrong_config_class(kind: str, make: Callable[[], BaseAgent
 
 def test_create_agent_wrong_config_for_plugin_kind() -> None:
     kind, cfg, impl = fresh_kind(), config_class(), agent_class()
-    AgentRegistry.register(kind, cfg)(impl)
+    register_agent(kind, config=cfg)(impl)
     with pytest.raises(TypeError):
         create_agent(kind, NoAgentConfig(), task_id="t")
 
 
 @pytest.mark.parametrize("kind", ["codex", "antigravity", "opencode", "pi"])
 def test_create_agent_schema_only_kind(kind: str) -> None:
-    if AgentRegistry.has_implementation(kind):
+    declared = agent_kind(kind)
+    if declared.has_implementation:
         pytest.skip(f"{kind} has an implementation in this installation")
     with pytest.raises(LookupError, match="no implementation"):
-        create_agent(kind, BUILTIN_AGENT_CONFIGS[kind](), task_id="t")
+        create_agent(kind, declared.config(), task_id="t")
 
 
 def test_create_agent_schema_only_plugin_kind() -> None:
     kind, cfg = fresh_kind(), config_class()
-    AgentRegistry.register_schema(kind, cfg)
+    declare_agent(AgentKind(name=kind, config=cfg))
     with pytest.raises(LookupError, match="no implementation"):
         create_agent(kind, cfg(), task_id="t")
 
@@ -325,45 +256,15 @@ def test_create_agent_schema_only_plugin_kind() -> None:
 
 
 def test_builtins_registered() -> None:
-    plugins.ensure_plugins_loaded()
-    assert set(BUILTIN_AGENT_CONFIGS) <= set(AgentRegistry.kinds())
-    assert AgentRegistry.has_implementation("none")
-    for kind, cls in BUILTIN_AGENT_CONFIGS.items():
+    assert set(BUILTIN_KINDS) <= set(AGENTS.names())
+    assert agent_kind("none").has_implementation and agent_kind("none").model_less
+    for kind, cls in BUILTIN_KINDS.items():
         assert agent_config_class(kind) is cls
 
 
 def test_load_plugins_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    plugins.ensure_plugins_loaded()
+    plugins.load_plugins()
     calls: list[Any] = []
-    monkeypatch.setattr("coder_eval.agents.builtins.register_builtins", calls.append)
+    monkeypatch.setattr("coder_eval.builtins.register", calls.append)
     plugins.load_plugins()
-    plugins.ensure_plugins_loaded()
     assert calls == []
-
-
-class _EntryPoint:
-    def __init__(self, name: str, hook: Callable[[Any], None]) -> None:
-        self.name = name
-        self._hook = hook
-
-    def load(self) -> Callable[[Any], None]:
-        return self._hook
-
-
-def _broken_hook(registry: Any) -> None:
-    raise RuntimeError("plugin exploded")
-
-
-def test_broken_third_party_plugin_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
-    kind, cfg, impl = fresh_kind(), config_class(), agent_class()
-    good = _EntryPoint("good", lambda registry: registry.register(kind, cfg)(impl))
-    builtin = _EntryPoint("coder_eval", _broken_hook)  # the built-in entry is skipped: builtins are called directly
-    monkeypatch.setattr(plugins, "_loaded", False)
-    monkeypatch.setattr(plugins, "failed_plugins", {})
-    monkeypatch.setattr(
-        "importlib.metadata.entry_points", lambda group: [builtin, _EntryPoint("bad", _broken_hook), good]
-    )
-    plugins.load_plugins()
-    assert plugins.failed_plugins == {"bad": "RuntimeError: plugin exploded"}
-    assert AgentRegistry.agent_class(kind) is impl
-    assert plugins._loaded

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from action_runner import ActionRun, base_env, run_action
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "tasks"

@@ -16,7 +16,7 @@ import pytest
 from clirun import cli
 from tests_paths import conformance_dir
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 pytestmark = [
     pytest.mark.slow,

@@ -30,9 +30,6 @@ from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.task import TaskDefinition
 from coder_eval.models.task_parts import RunLimits
-from coder_eval.plugins import ensure_plugins_loaded
-
-ensure_plugins_loaded()
 
 Leaf = tuple[str, MergeStrategy]
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade_one
-from coder_eval.criteria.ignore import IgnoreRules
 from coder_eval.models.criteria import SuccessCriterion
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from coder_eval.criteria.argv_match import ArgvPattern, FlagTest, mismatches, parse_argv
+from coder_eval.common.argv_match import ArgvPattern, FlagTest, mismatches, parse_argv
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.cli_called import DEFAULT_LOG, CliCalled
 from coder_eval.criteria.registry import checker_for

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
-from coder_eval.agents.registry import AgentRegistry
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit, resolve_agent
 from coder_eval.loading.loader import expand_dataset, load_task_file
 from coder_eval.models.results import EvaluationResult
+from coder_eval.plugins import Registrar
 
 PLUGIN = Path(__file__).resolve().parents[1] / "fixtures" / "demo_agent_plugin"
 
@@ -25,7 +25,7 @@ def demo_agent() -> None:
     sys.path.insert(0, str(PLUGIN))
     import demo_agent as plugin
 
-    plugin.register(AgentRegistry)
+    plugin.register(Registrar())
 
 
 def base_task(**overrides: Any) -> dict[str, Any]:

@@ -8,20 +8,15 @@ from typing import Any
 
 import pytest
 
+from coder_eval.agents.antigravity import AntigravityConfig
+from coder_eval.agents.claude_code import ClaudeCodeConfig
+from coder_eval.agents.codex import CodexConfig
+from coder_eval.agents.none_agent import NoAgentConfig
+from coder_eval.agents.opencode import OpenCodeConfig
 from coder_eval.engine.units import RunUnit, expand_units, resolve_agent
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.agent import DEFAULT_AGENT_KIND
-from coder_eval.models.agent_configs import (
-    AntigravityConfig,
-    ClaudeCodeConfig,
-    CodexConfig,
-    NoAgentConfig,
-    OpenCodeConfig,
-)
 from coder_eval.models.task import TaskDefinition
-from coder_eval.plugins import ensure_plugins_loaded
-
-ensure_plugins_loaded()
 
 
 def loaded(agent: dict[str, Any] | None = None, task_id: str = "demo") -> LoadedTask:

@@ -1,308 +1,36 @@
-"""The scripted model: script files, the oracle, and steps mapped onto each agent's tools."""
+"""The scripted model: playing a script, script files, dataset rows and the oracle."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import subprocess
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_tool_sets import (
+    CWD,
+    EDIT_PART,
+    READ,
+    RUN,
+    WRITE,
+    first_request,
+    one_step,
+    play,
+    scripted,
+)
 
 from coder_eval.errors import TaskConfigError
-from coder_eval.gateway.script import ScriptedModel, ToolMapper, shell_write
+from coder_eval.gateway.script import ScriptedModel
 from coder_eval.gateway.script_file import load_script, oracle_script, parse_script, script_for
 from coder_eval.gateway.script_model import (
-    EditFile,
-    InvokeSkill,
-    ReadFile,
-    RunCommand,
     Script,
-    ToolAction,
-    WriteFile,
 )
 from coder_eval.gateway.source import ReplySource
-from coder_eval.gateway.types import GatewayError, Message, ModelReply, ModelRequest, ToolResult, ToolSpec
+from coder_eval.gateway.types import GatewayError, Message, ModelReply, ModelRequest, ToolResult
 from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
-
-CWD = "/work/sbx"
-
-# --- tool sets as each agent sends them (minimal, realistic schemas) -----------------------------
-
-
-def tool(name: str, props: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
-    schema = {"type": "object", "properties": props, "required": required if required is not None else list(props)}
-    return ToolSpec(name=name, description=f"{name} tool", input_schema=schema)
-
-
-def s(description: str = "") -> dict[str, Any]:
-    return {"type": "string", "description": description}
-
-
-ABS = "The absolute path to the file to write (must be absolute, not relative)"
-
-CLAUDE = [
-    tool("Write", {"file_path": s(ABS), "content": s("The content to write to the file")}),
-    tool(
-        "Edit",
-        {
-            "file_path": s("The absolute path to the file to modify"),
-            "old_string": s("The text to replace"),
-            "new_string": s("The text to replace it with"),
-            "replace_all": {"type": "boolean", "default": False},
-        },
-        ["file_path", "old_string", "new_string"],
-    ),
-    tool(
-        "Read", {"file_path": s("The absolute path to the file to read"), "offset": {"type": "number"}}, ["file_path"]
-    ),
-    tool(
-        "Bash",
-        {"command": s("The command to execute"), "description": s(), "timeout": {"type": "number"}},
-        ["command"],
-    ),
-    tool("Skill", {"skill": s("The skill name")}),
-]
-CLAUDE_SYSTEM = f"You are Claude Code.\n<env>\nWorking directory: {CWD}\nIs directory a git repo: No\n</env>"
-
-CODEX = [
-    tool(
-        "shell",
-        {"command": {"type": "array", "items": {"type": "string"}}, "workdir": s(), "timeout_ms": {"type": "number"}},
-        ["command"],
-    ),
-    tool("apply_patch", {"input": s("The entire contents of the apply_patch command")}),
-]
-CODEX_USER = f"<environment_context>\n  <cwd>{CWD}</cwd>\n  <shell>bash</shell>\n</environment_context>"
-
-GEMINI = [
-    tool(
-        "write_file",
-        {
-            "file_path": s("The absolute path to the file to write to. Relative paths are not supported."),
-            "content": s(),
-        },
-    ),
-    tool(
-        "replace",
-        {"file_path": s("The absolute path to the file to modify."), "old_string": s(), "new_string": s()},
-    ),
-    tool("run_shell_command", {"command": s("Exact bash command"), "description": s(), "directory": s()}, ["command"]),
-    tool("read_file", {"absolute_path": s("The absolute path to the file to read.")}),
-]
-GEMINI_USER = f"Today's date is Monday.\nMy operating system is: linux\nI'm currently working in the directory: {CWD}\n"
-
-OPENCODE = [
-    tool("write", {"filePath": s(ABS), "content": s()}),
-    tool("edit", {"filePath": s("The absolute path to the file to modify"), "oldString": s(), "newString": s()}),
-    tool("bash", {"command": s(), "description": s("Clear, concise description in 5-10 words")}),
-    tool("read", {"filePath": s("The path to the file to read")}),
-]
-OPENCODE_SYSTEM = f"<env>\n  Working directory: {CWD}\n  Is directory a git repo: no\n</env>"
-
-PI = [
-    tool("read", {"path": s("Path to the file to read (relative or absolute)")}),
-    tool("write", {"path": s("Path to the file to write (relative or absolute)"), "content": s()}),
-    tool("edit", {"path": s("Path to the file to edit (relative or absolute)"), "oldText": s(), "newText": s()}),
-    tool("bash", {"command": s("Bash command to execute")}),
-]
-PI_SYSTEM = f"You are an expert coding assistant.\nCurrent working directory: {CWD}"
-
-EDITOR = [
-    tool(
-        "str_replace_based_edit_tool",
-        {
-            "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert"]},
-            "path": s("Absolute path to file or directory, e.g. `/repo/file.py`."),
-            "file_text": s(),
-            "old_str": s(),
-            "new_str": s(),
-        },
-        ["command", "path"],
-    )
-]
-
-AGENTS: dict[str, tuple[list[ToolSpec], str, str]] = {
-    "claude": (CLAUDE, CLAUDE_SYSTEM, "Write a file"),
-    "codex": (CODEX, "You are Codex.", CODEX_USER),
-    "gemini": (GEMINI, "You are Gemini CLI.", GEMINI_USER),
-    "opencode": (OPENCODE, OPENCODE_SYSTEM, "Write a file"),
-    "pi": (PI, PI_SYSTEM, "Write a file"),
-    "editor": (EDITOR, CLAUDE_SYSTEM, "Write a file"),
-}
-
-
-def first_request(agent: str) -> ModelRequest:
-    tools, system, user = AGENTS[agent]
-    return ModelRequest(protocol="test", model="m", messages=[Message("user", user)], tools=tools, system=system)
-
-
-def play(script: Script, agent: str = "claude", **kwargs: Any) -> tuple[ScriptedModel, ModelReply]:
-    model = ScriptedModel(script, **kwargs)
-    return model, asyncio.run(model.reply(first_request(agent)))
-
-
-def one_step(step: dict[str, Any]) -> Script:
-    return parse_script({"steps": [step]}, "test.script.yaml")
-
-
-WRITE = {"write_file": {"path": "src/a.py", "content": "print(1)\n"}}
-EDIT_LINE = {"edit_file": {"path": "a.py", "old": "x = 1\n", "new": "x = 2\n"}}
-EDIT_PART = {"edit_file": {"path": "a.py", "old": "1", "new": "2"}}
-READ = {"read_file": "a.py"}
-RUN = {"run_command": "pytest -q"}
-SKILL = {"invoke_skill": "pdf"}
-
-ADD_PATCH = "*** Begin Patch\n*** Add File: src/a.py\n+print(1)\n*** End Patch"
-UPDATE_PATCH = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
-PY_EDIT_PREFIX = "python3 -c "
-
-
-def bash(cmd: str) -> dict[str, Any]:
-    return {"command": ["bash", "-lc", cmd]}
-
-
-MAPPING_CASES: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
-    ("claude", WRITE, "Write", {"file_path": f"{CWD}/src/a.py", "content": "print(1)\n"}),
-    ("claude", EDIT_PART, "Edit", {"file_path": f"{CWD}/a.py", "old_string": "1", "new_string": "2"}),
-    ("claude", READ, "Read", {"file_path": f"{CWD}/a.py"}),
-    ("claude", RUN, "Bash", {"command": "pytest -q"}),
-    ("claude", SKILL, "Skill", {"skill": "pdf"}),
-    ("codex", WRITE, "apply_patch", {"input": ADD_PATCH}),
-    ("codex", EDIT_LINE, "apply_patch", {"input": UPDATE_PATCH}),
-    ("codex", READ, "shell", bash("cat -- a.py")),
-    ("codex", RUN, "shell", bash("pytest -q")),
-    ("codex", SKILL, "shell", bash("cat -- skills/pdf/SKILL.md")),
-    ("gemini", WRITE, "write_file", {"file_path": f"{CWD}/src/a.py", "content": "print(1)\n"}),
-    ("gemini", EDIT_PART, "replace", {"file_path": f"{CWD}/a.py", "old_string": "1", "new_string": "2"}),
-    ("gemini", READ, "read_file", {"absolute_path": f"{CWD}/a.py"}),
-    ("gemini", RUN, "run_shell_command", {"command": "pytest -q"}),
-    ("gemini", SKILL, "read_file", {"absolute_path": f"{CWD}/skills/pdf/SKILL.md"}),
-    ("opencode", WRITE, "write", {"filePath": f"{CWD}/src/a.py", "content": "print(1)\n"}),
-    ("opencode", EDIT_PART, "edit", {"filePath": f"{CWD}/a.py", "oldString": "1", "newString": "2"}),
-    ("opencode", READ, "read", {"filePath": "a.py"}),
-    ("opencode", RUN, "bash", {"command": "pytest -q", "description": "pytest -q"}),
-    ("pi", WRITE, "write", {"path": "src/a.py", "content": "print(1)\n"}),
-    ("pi", EDIT_PART, "edit", {"path": "a.py", "oldText": "1", "newText": "2"}),
-    ("pi", READ, "read", {"path": "a.py"}),
-    ("pi", RUN, "bash", {"command": "pytest -q"}),
-    ("pi", SKILL, "read", {"path": "skills/pdf/SKILL.md"}),
-    (
-        "editor",
-        WRITE,
-        "str_replace_based_edit_tool",
-        {"command": "create", "path": f"{CWD}/src/a.py", "file_text": "print(1)\n"},
-    ),
-    (
-        "editor",
-        EDIT_PART,
-        "str_replace_based_edit_tool",
-        {"command": "str_replace", "path": f"{CWD}/a.py", "old_str": "1", "new_str": "2"},
-    ),
-    ("editor", READ, "str_replace_based_edit_tool", {"command": "view", "path": f"{CWD}/a.py"}),
-]
-
-
-@pytest.mark.parametrize(("agent", "step", "tool_name", "arguments"), MAPPING_CASES)
-def test_step_maps_onto_the_agents_tool(agent: str, step: dict[str, Any], tool_name: str, arguments: Any) -> None:
-    _, reply = play(one_step(step), agent)
-    assert reply.stop_reason == "tool_use"
-    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("call_0_0", tool_name, arguments)]
-
-
-def test_codex_partial_line_edit_goes_through_the_shell_exactly(tmp_path: Path) -> None:
-    _, reply = play(one_step({"edit_file": {"path": "a.py", "old": "= 1", "new": "= 'two'"}}), "codex")
-    call = reply.tool_calls[0]
-    assert call.name == "shell"
-    assert call.arguments["command"][:2] == ["bash", "-lc"]
-    assert call.arguments["command"][2].startswith(PY_EDIT_PREFIX)
-    (tmp_path / "a.py").write_text("x = 1\ny = 1\n")
-    subprocess.run(call.arguments["command"], cwd=tmp_path, check=True)
-    assert (tmp_path / "a.py").read_text() == "x = 'two'\ny = 1\n"
-
-
-def test_explicit_cwd_wins_over_the_prompt() -> None:
-    _, reply = play(one_step(READ), "claude", cwd="/elsewhere")
-    assert reply.tool_calls[0].arguments == {"file_path": "/elsewhere/a.py"}
-
-
-def test_absolute_script_paths_are_kept_and_unknown_cwd_keeps_relative_paths() -> None:
-    request = ModelRequest(protocol="t", model="m", messages=[Message("user", "go")], tools=CLAUDE)
-    model = ScriptedModel(parse_script({"steps": [READ, {"read_file": "/etc/hosts"}]}, "x"))
-    first = asyncio.run(model.reply(request))
-    assert first.tool_calls[0].arguments == {"file_path": "a.py"}
-    assert ToolMapper(CLAUDE, None).read("/etc/hosts") == ("Read", {"file_path": "/etc/hosts"})
-
-
-def test_schemaless_provider_tools_get_their_known_arguments() -> None:
-    tools = [ToolSpec("str_replace_based_edit_tool"), ToolSpec("local_shell")]
-    mapper = ToolMapper(tools, CWD)
-    assert mapper.write(WriteFile(path="a", content="x")) == (
-        "str_replace_based_edit_tool",
-        {"command": "create", "path": f"{CWD}/a", "file_text": "x"},
-    )
-    assert mapper.run("ls") == ("local_shell", bash("ls"))
-
-
-SHELL_ONLY = [tool("bash", {"command": s()})]
-WRITE_CONTENTS = ["a\nb\n", "no newline", "", "EOF\nCODER_EVAL_EOF_0\n$HOME `x` 'q'\n", "\n\n", "trail\n\n"]
-
-
-@pytest.mark.parametrize("content", WRITE_CONTENTS)
-def test_shell_fallback_writes_exact_content(tmp_path: Path, content: str) -> None:
-    name, args = ToolMapper(SHELL_ONLY, CWD).write(WriteFile(path="d/e/f.txt", content=content))
-    assert name == "bash"
-    subprocess.run(["bash", "-c", args["command"]], cwd=tmp_path, check=True)
-    assert (tmp_path / "d/e/f.txt").read_text() == content
-
-
-def test_shell_fallback_survives_gemini_style_wrapping(tmp_path: Path) -> None:
-    command = shell_write("f.txt", "line\n").strip()
-    subprocess.run(["bash", "-c", f"{{ {command}; }}; __code=$?; exit $__code;"], cwd=tmp_path, check=True)
-    assert (tmp_path / "f.txt").read_text() == "line\n"
-
-
-FALLBACK_CASES: list[tuple[ToolAction, str]] = [
-    (EditFile(path="a.py", old="1", new="2"), PY_EDIT_PREFIX),
-    (ReadFile(path="a.py"), "cat -- a.py"),
-    (InvokeSkill(name="plugin:pdf"), "cat -- skills/pdf/SKILL.md"),
-    (InvokeSkill(name="pdf", path=".claude/skills/pdf/SKILL.md"), "cat -- .claude/skills/pdf/SKILL.md"),
-    (RunCommand(command="ls"), "ls"),
-]
-
-
-@pytest.mark.parametrize(("action", "prefix"), FALLBACK_CASES)
-def test_shell_fallback_for_every_action(action: ToolAction, prefix: str) -> None:
-    name, args = ToolMapper(SHELL_ONLY, CWD).map(action)
-    assert name == "bash"
-    assert args["command"].startswith(prefix)
-
-
-def test_no_usable_tool_is_a_clear_400() -> None:
-    request = ModelRequest(
-        protocol="t", model="m", messages=[Message("user", "go")], tools=[tool("WebSearch", {"query": s()})]
-    )
-    model = ScriptedModel(one_step(WRITE))
-    with pytest.raises(GatewayError) as info:
-        asyncio.run(model.reply(request))
-    assert info.value.status == 400
-    assert "script step 0 (write_file src/a.py)" in info.value.message
-    assert "WebSearch" in info.value.message
-    assert model.position == 0
-
-
-def test_unknown_required_arguments_get_placeholders() -> None:
-    tools = [
-        tool("run_shell_command", {"command": s(), "why": s(), "mode": {"enum": ["a", "b"]}, "n": {"type": "integer"}})
-    ]
-    assert ToolMapper(tools, None).run("ls") == (
-        "run_shell_command",
-        {"command": "ls", "why": "ls", "mode": "a", "n": 0},
-    )
-
 
 # --- playing a script ---------------------------------------------------------------------------
 
@@ -336,7 +64,7 @@ def script(*steps: dict[str, Any], **top: Any) -> Script:
 
 
 def test_side_calls_do_not_advance_the_script() -> None:
-    talk = Conversation(ScriptedModel(script(WRITE, RUN)))
+    talk = Conversation(scripted(script(WRITE, RUN)))
     assert talk.call().tool_calls[0].name == "Write"
     side = talk.side_call()
     assert (side.text, side.stop_reason, side.tool_calls) == ("Scripted session", "end_turn", [])
@@ -345,7 +73,7 @@ def test_side_calls_do_not_advance_the_script() -> None:
 
 
 def test_write_refused_as_unread_is_read_then_retried_once() -> None:
-    model = ScriptedModel(script(EDIT_PART, RUN))
+    model = scripted(script(EDIT_PART, RUN))
     request = first_request("claude")
 
     def answer(results: list[ToolResult], calls: list[Any]) -> ModelReply:
@@ -364,14 +92,14 @@ def test_write_refused_as_unread_is_read_then_retried_once() -> None:
 
 
 def test_other_tool_errors_do_not_trigger_a_read() -> None:
-    talk = Conversation(ScriptedModel(script(WRITE, RUN)))
+    talk = Conversation(scripted(script(WRITE, RUN)))
     talk.call()
     talk.request.messages[-1].tool_results[0] = ToolResult("call_0_0", "Permission denied", is_error=True)
     assert talk.call().tool_calls[0].name == "Bash"
 
 
 def test_a_resent_request_gets_the_same_reply_without_advancing() -> None:
-    model = ScriptedModel(script(WRITE, RUN))
+    model = scripted(script(WRITE, RUN))
     request = first_request("claude")
     first = asyncio.run(model.reply(request))
     again = asyncio.run(model.reply(request))
@@ -381,7 +109,7 @@ def test_a_resent_request_gets_the_same_reply_without_advancing() -> None:
 
 
 def test_error_is_injected_n_times_then_the_script_continues() -> None:
-    talk = Conversation(ScriptedModel(script({"error": {"status": 529, "times": 2}}, WRITE)))
+    talk = Conversation(scripted(script({"error": {"status": 529, "times": 2}}, WRITE)))
     for n in (1, 2):
         with pytest.raises(GatewayError) as info:
             talk.call()
@@ -392,7 +120,7 @@ def test_error_is_injected_n_times_then_the_script_continues() -> None:
 
 
 def test_error_shorthand_and_custom_message() -> None:
-    model = ScriptedModel(script({"error": 429}, {"error": {"status": 500, "message": "boom"}}))
+    model = scripted(script({"error": 429}, {"error": {"status": 500, "message": "boom"}}))
     with pytest.raises(GatewayError) as first:
         asyncio.run(model.reply(first_request("claude")))
     assert (first.value.status, first.value.kind) == (429, "rate_limit_error")
@@ -413,7 +141,7 @@ def test_delay_sleeps_before_the_next_answer() -> None:
 
 
 def test_reply_step_ends_the_turn_and_final_reply_repeats() -> None:
-    talk = Conversation(ScriptedModel(script(WRITE, {"reply": "Turn one done."}, RUN, final_reply="All done.")))
+    talk = Conversation(scripted(script(WRITE, {"reply": "Turn one done."}, RUN, final_reply="All done.")))
     talk.call()
     reply = talk.call()
     assert (reply.text, reply.stop_reason, reply.tool_calls) == ("Turn one done.", "end_turn", [])
@@ -432,7 +160,7 @@ def test_empty_script_answers_the_default_final_reply() -> None:
 
 
 def test_parallel_step_answers_several_tool_calls() -> None:
-    talk = Conversation(ScriptedModel(script(READ, {"parallel": [WRITE, RUN]})), "pi")
+    talk = Conversation(scripted(script(READ, {"parallel": [WRITE, RUN]}), "pi"), "pi")
     talk.call()
     reply = talk.call()
     assert [(c.id, c.name) for c in reply.tool_calls] == [("call_1_0", "write"), ("call_1_1", "bash")]
@@ -540,7 +268,7 @@ def test_oracle_writes_every_reference_text_file(tmp_path: Path) -> None:
     assert oracle == oracle_script(loaded(tmp_path)[0])
     writes = [(step.write_file.path, step.write_file.content) for step in oracle.steps]  # type: ignore[union-attr]
     assert writes == [("a.txt", "alpha\n"), ("pkg/b.py", "print('b')")]
-    talk = Conversation(ScriptedModel(oracle), "pi")
+    talk = Conversation(scripted(oracle, "pi"), "pi")
     assert [talk.call().tool_calls[0].arguments["path"] for _ in writes] == ["a.txt", "pkg/b.py"]
     assert talk.call().stop_reason == "end_turn"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from leftover_cli import REPO, run_cli
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 
 def quick_start_dir(tmp_path: Path) -> Path:

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from leftover_cli import REPO, run_cli
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 
 @pytest.mark.slow

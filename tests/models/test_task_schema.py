@@ -14,14 +14,18 @@ from typing import Any
 
 import pytest
 
+from coder_eval.agents.claude_code import ClaudeCodeConfig
+from coder_eval.agents.codex import CodexConfig
+from coder_eval.agents.none_agent import NoAgentConfig
 from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.loading.loader import validate_document
-from coder_eval.models.agent_configs import ClaudeCodeConfig, CodexConfig, NoAgentConfig
-from coder_eval.models.criteria import CRITERION_MODELS, CRITERION_TYPES
+from coder_eval.models.criteria import BUILTIN_CRITERIA, spec_type
 from coder_eval.models.criteria_base import LiveCriterion
 from coder_eval.models.sandbox import PythonEnv, RepoSource, StarterFilesSource
 from coder_eval.models.task import TaskDefinition
 
+CRITERION_MODELS = list(BUILTIN_CRITERIA)
+CRITERION_TYPES = [spec_type(m) for m in BUILTIN_CRITERIA]
 DROP = object()
 """Marks a key to remove from the base document."""
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from coder_eval.agents.claude_code_options import bundled_cli
+from coder_eval.agents.claude_code.options import bundled_cli
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = REPO / "plugins" / "coder-eval"

@@ -15,7 +15,6 @@ from coder_eval.models.criteria_files import ClassificationMatchCriterion
 from coder_eval.models.results import ClassificationCriterionResult, CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.suite import CriterionAggregate, SuiteRollup
-from coder_eval.plugins import ensure_plugins_loaded
 from coder_eval.suites import aggregate as aggregate_module
 from coder_eval.suites.aggregate import aggregate_criterion
 from coder_eval.suites.rollup import (
@@ -72,7 +71,6 @@ def _info(score: float) -> CriterionResult:
 
 @pytest.fixture
 def sentiment_spec(conformance: Path) -> BaseCriterion:
-    ensure_plugins_loaded()
     task, _ = load_task_file(conformance / "tasks" / "sentiment_classification.yaml")
     return task.success_criteria[0]
 

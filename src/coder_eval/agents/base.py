@@ -1,54 +1,87 @@
-"""The Agent contract: start, communicate (one turn), stop — with a shared turn lifecycle."""
+"""The Agent contract: start in a sandbox environment, run turns, stop — with the lifecycle kept here.
+
+A kind implements one hook, `run_turn`: it does the work of one user message, emitting events
+into `turn.emit`, and returns how the turn ended. The base class owns the rest of the lifecycle,
+so no implementation has to remember it: the turn counter and state, the start and end events,
+the TurnRecord (always built by the EventCollector), and, when the hook raises or is cancelled,
+the partial turn the orchestrator keeps (`pending_turn`) before the error goes on.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from coder_eval.agents.collector import EventCollector
-from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.errors import AgentCrashError, AgentError
+from coder_eval.agents.events import AgentEndEvent, AgentStartEvent, StreamCallback
 from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.telemetry import TurnRecord
+
+if TYPE_CHECKING:
+    from coder_eval.agents.kind import AgentKind
+    from coder_eval.sandbox.environment import SandboxEnvironment
 
 ConfigT = TypeVar("ConfigT", bound=BaseAgentConfig)
 AgentState = Literal["created", "started", "in_turn", "idle", "stopped"]
 ShouldStop = Callable[[], bool]
 
 
+@dataclass
+class Turn:
+    """What `run_turn` gets: the user message, where to send events, and the turn's limits."""
+
+    prompt: str
+    iteration: int
+    emit: EventCollector
+    """Send every event here (tool calls, messages, usage); it builds the TurnRecord."""
+    max_turns: int | None = None
+    timeout: float | None = None
+    should_stop: ShouldStop | None = None
+    """Poll between tool calls when the kind supports cooperative stop; True means end the turn now."""
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """How a turn ended when it did not fail."""
+
+    status: Literal["ok", "stopped", "max_turns"] = "ok"
+    note: str | None = None
+    """Extra text for the turn's result summary (e.g. permission denials)."""
+
+
 class Agent(ABC, Generic[ConfigT]):
-    """One agent instance per task replicate.
+    """One agent instance per unit. Subclasses implement `run_turn` (and optionally the hooks below)."""
 
-    Implementations call `_begin_turn()` at the top of `communicate`, `_end_turn_ok()`
-    on success, and before raising mid-turn put a crashed TurnRecord on
-    `pending_turn` (built by an EventCollector). `stop()` ends with `_mark_stopped()`.
-    """
-
-    supports_cooperative_stop: ClassVar[bool] = False
+    kind: ClassVar[AgentKind]
+    """Set by registration: the kind's declared capabilities."""
     system_prompt_semantics: ClassVar[str] = "unknown"
+    """How `system_prompt` reaches the model: appended to the agent's own, replacing it, or unknown."""
 
     def __init__(self, config: ConfigT, *, task_id: str, env: dict[str, str] | None = None) -> None:
         self.config = config
         self.task_id = task_id
         self.env = dict(env or {})
+        """The environment the agent's CLI gets (built by the engine from the sandbox and the route)."""
+        self.sandbox: SandboxEnvironment | None = None
         self.working_directory: Path | None = None
         self.pending_turn: TurnRecord | None = None
         self.iteration = 0
         self.state: AgentState = "created"
 
-    @abstractmethod
-    async def start(
-        self,
-        working_directory: Path,
-        *,
-        env_path_prepend: list[Path] | None = None,
-        plugin_tools_dir: Path | None = None,
-    ) -> None:
-        """Prepare to work in `working_directory` (spawn nothing that outlives `stop`)."""
+    # -- lifecycle (final) ---------------------------------------------------------------------
 
-    @abstractmethod
+    async def start(self, sandbox: SandboxEnvironment) -> None:
+        """Get ready to work in `sandbox` (spawn nothing that outlives `stop`)."""
+        self.sandbox = sandbox
+        self.working_directory = sandbox.workspace
+        await self.prepare(sandbox)
+        self.state = "started"
+
     async def communicate(
         self,
         user_input: str,
@@ -58,38 +91,59 @@ class Agent(ABC, Generic[ConfigT]):
         max_turns: int | None = None,
         should_stop: ShouldStop | None = None,
     ) -> TurnRecord:
-        """Send one user message and work until the agent finishes its reply."""
+        """Send one user message and work until the agent's reply is done."""
+        self.pending_turn = None
+        self.iteration += 1
+        self.state = "in_turn"
+        collector = EventCollector(iteration=self.iteration, forward=stream_callback, prompt=user_input)
+        collector(AgentStartEvent(agent_type=self._kind_name(), model=self.config.model, prompt=user_input))
+        turn = Turn(user_input, self.iteration, collector, max_turns, timeout, should_stop)
+        try:
+            end = await self.run_turn(turn)
+        except BaseException as exc:
+            self._keep_partial(collector, exc)
+            if isinstance(exc, AgentError) or not isinstance(exc, Exception):
+                raise
+            raise AgentCrashError(f"{exc.__class__.__name__}: {exc}") from exc
+        collector(AgentEndEvent(status=end.status))
+        record = collector.build_turn_record(ended_at=datetime.now(UTC), max_turns_exhausted=end.status == "max_turns")
+        if end.note and record.result_summary is not None:
+            record.result_summary.result = end.note
+        self.state = "idle"
+        return record
 
-    @abstractmethod
     async def stop(self) -> None:
         """Release every resource; idempotent."""
+        self.kill_sync()
+        await self.release()
+        self.state = "stopped"
 
-    def kill(self) -> None:
-        """Forcefully end anything the agent spawned (default: nothing to kill)."""
+    # -- hooks ---------------------------------------------------------------------------------
+
+    @abstractmethod
+    async def run_turn(self, turn: Turn) -> TurnEnd:
+        """Do the work of one user message. Raise TransientAgentError (worth a retry) or
+        AgentCrashError; cancellation (a timeout) may arrive at any await."""
+
+    async def prepare(self, sandbox: SandboxEnvironment) -> None:
+        """Called by `start`: locate the CLI, make private homes, ask the sandbox how to launch."""
+
+    async def release(self) -> None:
+        """Called by `stop` after `kill_sync`: remove what `prepare` made."""
 
     def kill_sync(self) -> None:
-        """Like `kill`, callable from a non-asyncio thread; must not await."""
-        self.kill()
+        """End everything the agent spawned, now. Called from any thread; must not await."""
 
     def environment_info(self) -> dict[str, Any]:
         return {"system_prompt_semantics": self.system_prompt_semantics}
 
-    def _begin_turn(self) -> int:
-        self.pending_turn = None
-        self.iteration += 1
-        self.state = "in_turn"
-        return self.iteration
+    @property
+    def supports_cooperative_stop(self) -> bool:
+        """Whether this kind honours `should_stop` (declared at registration)."""
+        kind = getattr(type(self), "kind", None)
+        return bool(kind is not None and kind.cooperative_stop)
 
-    def _end_turn_ok(self) -> None:
-        self.state = "idle"
-
-    def _mark_stopped(self) -> None:
-        self.state = "stopped"
-
-    def _crash(self, collector: EventCollector, reason: str) -> None:
-        """Keep the partial turn for the orchestrator before raising."""
-        self.pending_turn = collector.build_turn_record(ended_at=datetime.now(UTC), crashed=True, crash_reason=reason)
-        self.state = "idle"
+    # -- helpers -------------------------------------------------------------------------------
 
     def discard_pending_turn(self) -> None:
         self.pending_turn = None
@@ -97,17 +151,29 @@ class Agent(ABC, Generic[ConfigT]):
     def get_state(self) -> AgentState:
         return self.state
 
+    def _kind_name(self) -> str:
+        kind = getattr(type(self), "kind", None)
+        return kind.name if kind is not None else self.config.type
+
+    def _keep_partial(self, collector: EventCollector, exc: BaseException) -> None:
+        """Keep the partial turn for the orchestrator and close the event stream."""
+        cancelled = not isinstance(exc, Exception)
+        reason = "cancelled" if cancelled else (str(exc) or exc.__class__.__name__)
+        self.pending_turn = collector.build_turn_record(ended_at=datetime.now(UTC), crashed=True, crash_reason=reason)
+        collector(AgentEndEvent(status="timeout" if cancelled else "crashed", error=None if cancelled else reason))
+        self.state = "idle"
+
 
 def create_agent(kind: str, config: BaseAgentConfig, *, task_id: str, env: dict[str, str] | None = None) -> Agent[Any]:
-    """Instantiate the registered agent class for `kind` with its matching config."""
-    from coder_eval.agents.registry import AgentRegistry
-    from coder_eval.models.agent import agent_config_class
+    """Instantiate the registered implementation of `kind` with its matching config."""
+    from coder_eval.agents.registry import agent_kind
 
-    agent_class = AgentRegistry.agent_class(kind)
+    declared = agent_kind(kind)
+    agent_class = declared.load()
     if agent_class is None:
         raise LookupError(f"agent type {kind!r} has no implementation in this installation")
-    expected = agent_config_class(kind)
-    if not isinstance(config, expected):
-        raise TypeError(f"agent type {kind!r} needs a {expected.__name__}, got {type(config).__name__}")
-    agent: Agent[Any] = agent_class(config, task_id=task_id, env=env)
-    return agent
+    if not isinstance(config, declared.config):
+        raise TypeError(f"agent type {kind!r} needs a {declared.config.__name__}, got {type(config).__name__}")
+    if getattr(agent_class, "kind", None) is None or agent_class.kind.name != kind:
+        agent_class.kind = declared
+    return agent_class(config, task_id=task_id, env=env)

@@ -1,89 +1,70 @@
-"""AgentRegistry: binds an agent `type` string to its config class and implementation.
+"""The agent registry: kind name -> AgentKind, with the `register_agent` decorator plugins use.
 
-Registration is anti-shadow: binding the same pair again is a no-op, claiming a
-taken type with anything else raises, so plugin load order can never silently
-swap one agent for another.
+Registration is anti-shadow (the same declaration again is a no-op, another one for a taken kind
+raises) and also binds the kind's config class in the schema registry, so a task's `agent:` block
+validates against it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-from coder_eval.models.agent import BaseAgentConfig, register_agent_config, registered_agent_kinds
+from coder_eval.agents.kind import AgentKind, Binary
+from coder_eval.models.agent import AGENT_CONFIGS, BaseAgentConfig
+from coder_eval.models.registry import Registry
+from coder_eval.models.tools import GENERIC_VOCABULARY, ToolVocabulary
 
-T = TypeVar("T", bound=type[Any])
+A = TypeVar("A", bound=type[Any])
+
+AGENTS: Registry[AgentKind] = Registry("agent type")
 
 
-def _target(agent_class: type[Any]) -> str:
-    """The "module:Class" name register_lazy would use for `agent_class`."""
-    return f"{agent_class.__module__}:{agent_class.__qualname__}"
+def declare_agent(kind: AgentKind) -> AgentKind:
+    """Register a kind declaration (built-ins declare their implementation as a lazy "module:Class")."""
+    AGENTS.add(kind.name, kind)
+    AGENT_CONFIGS.add(kind.name, kind.config)
+    return kind
 
 
-class AgentRegistry:
-    """Class-level registry of agent kinds (the plugin hook receives the class itself)."""
+def register_agent(
+    name: str,
+    *,
+    config: type[BaseAgentConfig],
+    binary: Binary | None = None,
+    credentials: tuple[str, ...] = (),
+    protocols: tuple[str, ...] = (),
+    gateway_env: Mapping[str, str] | None = None,
+    tools: ToolVocabulary = GENERIC_VOCABULARY,
+    model_less: bool = False,
+    cooperative_stop: bool = False,
+) -> Callable[[A], A]:
+    """Class decorator: register an Agent subclass as kind `name` with its declared capabilities."""
 
-    _agents: ClassVar[dict[str, type[Any]]] = {}
-    _lazy: ClassVar[dict[str, str]] = {}
+    def bind(agent_class: A) -> A:
+        kind = AgentKind(
+            name=name,
+            config=config,
+            implementation=agent_class,
+            binary=binary,
+            credentials=credentials,
+            protocols=protocols,
+            gateway_env=dict(gateway_env or {}),
+            tools=tools,
+            model_less=model_less,
+            cooperative_stop=cooperative_stop,
+        )
+        declare_agent(kind)
+        agent_class.kind = kind
+        return agent_class
 
-    @classmethod
-    def register(cls, kind: str, config_class: type[BaseAgentConfig]) -> Callable[[T], T]:
-        """Decorator binding `kind` to an agent class and its config class."""
+    return bind
 
-        def bind(agent_class: T) -> T:
-            existing = cls._agents.get(kind)
-            if existing is not None and existing is not agent_class:
-                raise ValueError(
-                    f"agent type {kind!r} is already provided by {existing.__qualname__}; "
-                    f"{agent_class.__qualname__} cannot replace it"
-                )
-            lazy = cls._lazy.get(kind)
-            if lazy is not None and lazy != _target(agent_class):
-                # Not yet imported, but taken: the first agent_class() call would silently swap it back.
-                raise ValueError(
-                    f"agent type {kind!r} is already provided by {lazy}; {_target(agent_class)} cannot replace it"
-                )
-            register_agent_config(kind, config_class)
-            cls._lazy.pop(kind, None)
-            cls._agents[kind] = agent_class
-            return agent_class
 
-        return bind
+def agent_kind(name: str) -> AgentKind:
+    """The declaration of `name` (UnknownKindError when nobody registered it)."""
+    return AGENTS.get(name)
 
-    @classmethod
-    def register_lazy(cls, kind: str, config_class: type[BaseAgentConfig], target: str) -> None:
-        """Bind `kind` to an implementation named "module:Class", imported on first use.
 
-        Commands that only validate tasks never pay for importing agent code.
-        """
-        register_agent_config(kind, config_class)
-        existing = cls._lazy.get(kind)
-        resolved = cls._agents.get(kind)
-        if (existing is not None and existing != target) or (resolved is not None and _target(resolved) != target):
-            raise ValueError(f"agent type {kind!r} already has an implementation")
-        if resolved is None:  # the same pair again, after it was imported, stays a no-op
-            cls._lazy[kind] = target
-
-    @classmethod
-    def register_schema(cls, kind: str, config_class: type[BaseAgentConfig]) -> None:
-        """Declare a kind's config schema before (or without) an implementation in this install."""
-        register_agent_config(kind, config_class)
-
-    @classmethod
-    def agent_class(cls, kind: str) -> type[Any] | None:
-        """The implementation of `kind`, or None when only its schema is known here."""
-        target = cls._lazy.pop(kind, None)
-        if target is not None:
-            import importlib
-
-            module, _, name = target.partition(":")
-            cls._agents[kind] = getattr(importlib.import_module(module), name)
-        return cls._agents.get(kind)
-
-    @classmethod
-    def has_implementation(cls, kind: str) -> bool:
-        return kind in cls._agents or kind in cls._lazy
-
-    @classmethod
-    def kinds(cls) -> list[str]:
-        return registered_agent_kinds()
+def agent_kinds() -> list[AgentKind]:
+    return [kind for _, kind in AGENTS.entries()]

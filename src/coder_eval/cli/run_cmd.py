@@ -70,9 +70,6 @@ def _check_choices(opts: dict[str, Any]) -> Any:
         except ValueError:
             raise UsageError("--preservation-mode must be NONE, MOVE_ON_WRITE or DIRECT_WRITE") from None
     if opts["agent_type"] is not None:
-        from coder_eval.plugins import ensure_plugins_loaded
-
-        ensure_plugins_loaded()
         try:
             agent_config_class(opts["agent_type"])
         except ValueError as exc:

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.errors import TaskConfigError, UsageError
-from coder_eval.loading.problems import did_you_mean, validation_problems
+from coder_eval.loading.problems import validation_problems
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.experiment import ExperimentDefinition
-from coder_eval.plugins import ensure_plugins_loaded
 
 DEFAULT_EXPERIMENT = "default"
 PROJECT_DIR = "experiments"
@@ -55,7 +55,6 @@ def find_experiment(name_or_path: str, *, cwd: Path) -> Path:
 
 def validate_experiment(raw: Any, source: Path, lines: LineMap | None = None) -> ExperimentDefinition:
     """Validate a parsed experiment document, reporting every problem with its field and line."""
-    ensure_plugins_loaded()
     if not isinstance(raw, dict):
         kind = "empty" if raw is None else type(raw).__name__
         raise TaskConfigError.single(

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.config.merge import Layer
 from coder_eval.config.schema import (
     agent_fields,
@@ -24,7 +25,6 @@ from coder_eval.config.schema import (
     unknown_key_message,
 )
 from coder_eval.errors import TaskConfigError, UsageError
-from coder_eval.loading.problems import did_you_mean
 from coder_eval.loading.yaml_source import parse_yaml_text
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.task_parts import RunLimits

@@ -28,7 +28,6 @@ from coder_eval.models.experiment import (
     apply_mutation,
 )
 from coder_eval.models.task import TaskDefinition
-from coder_eval.plugins import ensure_plugins_loaded
 
 MERGED_ROOTS = ("agent", "run_limits", "sandbox", "pre_run", "post_run", "checker_context", "simulation")
 
@@ -273,7 +272,6 @@ def resolve_task(
     cli_repeats: int | None = None,
 ) -> ResolvedTask:
     """Apply the five layers, the variant's prompt changes and repeats to one loaded task."""
-    ensure_plugins_loaded()
     layers = build_layers(
         task, experiment=experiment, variant=variant, baseline=baseline, cli=cli, experiment_dir=experiment_dir
     )

@@ -14,9 +14,8 @@ from typing import Annotated, Any, Union
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-from coder_eval.loading.problems import did_you_mean
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.models.agent import BaseAgentConfig, agent_config_class, registered_agent_kinds
-from coder_eval.plugins import ensure_plugins_loaded
 
 
 def unwrap(annotation: Any) -> list[Any]:
@@ -59,7 +58,6 @@ def admits_none(annotation: Any) -> bool:
 
 def all_agent_fields() -> dict[str, FieldInfo]:
     """Fields of every registered agent config class (used before the agent type is known)."""
-    ensure_plugins_loaded()
     out: dict[str, FieldInfo] = dict(BaseAgentConfig.model_fields)
     for kind in registered_agent_kinds():
         for name, info in agent_config_class(kind).model_fields.items():
@@ -71,7 +69,6 @@ def agent_fields(kind: str | None) -> dict[str, FieldInfo]:
     """Fields of the config class for `kind`; every known agent field when `kind` is None."""
     if kind is None:
         return all_agent_fields()
-    ensure_plugins_loaded()
     return dict(agent_config_class(kind).model_fields)
 
 

@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.common.ignore import IgnoreRules
+from coder_eval.common.process import ExecResult, run_shell
+from coder_eval.common.secrets import scrub_env
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
-from coder_eval.process import ShellResult, run_shell
-from coder_eval.secrets import scrub_env
+from coder_eval.sandbox.environment import Command, SandboxEnvironment
 
 SpecT = TypeVar("SpecT", bound=BaseCriterion)
 
@@ -30,23 +31,42 @@ class CheckContext:
     turns: list[TurnRecord] | None = None
     path_prepend: list[Path] = field(default_factory=list)
     base_env: dict[str, str] | None = None
+    environment: SandboxEnvironment | None = None
+    """Where criterion commands run; without one they run on the host in `root`."""
 
     def resolve(self, pattern: str) -> Resolution:
         return resolve_paths(self.root, pattern, self.ignore)
 
+    def _start_env(self) -> dict[str, str]:
+        if self.base_env is not None:
+            return dict(self.base_env)
+        if self.environment is not None:
+            return self.environment.base_env()
+        return scrub_env(dict(os.environ))
+
+    def _extras(self, start: dict[str, str]) -> dict[str, str]:
+        """What criterion commands get on top of the sandbox's environment."""
+        extra: dict[str, str] = {}
+        if self.task_dir is not None:
+            extra["TASK_DIR"] = str(self.task_dir)
+        if self.reference_dir is not None:
+            extra["REFERENCE_DIR"] = str(self.reference_dir)
+        if self.path_prepend:
+            extra["PATH"] = os.pathsep.join([*map(str, self.path_prepend), start.get("PATH", "")])
+        return extra
+
     def command_env(self) -> dict[str, str]:
         """Environment for criterion commands: TASK_DIR, REFERENCE_DIR and mock dirs on PATH."""
-        env = dict(self.base_env) if self.base_env is not None else scrub_env(dict(os.environ))
-        if self.task_dir is not None:
-            env["TASK_DIR"] = str(self.task_dir)
-        if self.reference_dir is not None:
-            env["REFERENCE_DIR"] = str(self.reference_dir)
-        if self.path_prepend:
-            env["PATH"] = os.pathsep.join([*map(str, self.path_prepend), env.get("PATH", "")])
-        return env
+        start = self._start_env()
+        return {**start, **self._extras(start)}
 
-    def run(self, command: str, timeout: float) -> ShellResult:
-        return run_shell(command, cwd=self.root, env=self.command_env(), timeout=timeout)
+    def run(self, command: str, timeout: float) -> ExecResult:
+        """Run a criterion's shell command in the sandbox (its leftovers are killed when it ends)."""
+        if self.environment is None:
+            return run_shell(command, cwd=self.root, env=self.command_env(), timeout=timeout)
+        start = self._start_env()
+        extra = {**({} if self.base_env is None else start), **self._extras(start)}
+        return self.environment.exec(Command(shell=command, env=extra), timeout=timeout)
 
 
 class Criterion(ABC, Generic[SpecT]):

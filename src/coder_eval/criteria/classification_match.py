@@ -22,7 +22,7 @@ def canonical_label(raw: str, allowed: list[str], *, case_sensitive: bool) -> st
     return OTHER_LABEL
 
 
-@register_criterion("classification_match")
+@register_criterion("classification_match", spec=ClassificationMatchCriterion)
 class ClassificationMatch(Criterion[ClassificationMatchCriterion]):
     """Binary: the predicted label (file content, normalised) equals the expected label.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from coder_eval.criteria.argv_match import ArgvPattern, FlagTest, mismatches
+from coder_eval.common.argv_match import ArgvPattern, FlagTest, mismatches
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, single_file
 from coder_eval.criteria.invocation_log import Invocation, InvocationLogError, read_invocations
 from coder_eval.criteria.registry import register_criterion
@@ -18,7 +18,7 @@ _SHOWN = 5
 _SHOWN_CHARS = 160
 
 
-@register_criterion("cli_called")
+@register_criterion("cli_called", spec=CliCalledCriterion)
 class CliCalled(Criterion[CliCalledCriterion]):
     """Binary: the number of logged invocations matching the pattern lies in min_count..max_count.
 

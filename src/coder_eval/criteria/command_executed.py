@@ -24,7 +24,7 @@ def matches(spec: CommandExecutedCriterion, cmd: CommandTelemetry) -> bool:
     return not (spec.exclude_pattern is not None and any(re.search(spec.exclude_pattern, t) for t in texts))
 
 
-@register_criterion("command_executed")
+@register_criterion("command_executed", spec=CommandExecutedCriterion)
 class CommandExecuted(Criterion[CommandExecutedCriterion]):
     """Fractional: matching calls / min_count, capped at 1; 0 when above max_count.
 

@@ -8,7 +8,7 @@ from coder_eval.models.criteria_commands import CommandsEfficiencyCriterion
 from coder_eval.models.results import CriterionResult
 
 
-@register_criterion("commands_efficiency")
+@register_criterion("commands_efficiency", spec=CommandsEfficiencyCriterion)
 class CommandsEfficiency(Criterion[CommandsEfficiencyCriterion]):
     """Continuous: expected / max(actual, expected) — 1.0 at or under budget, 0.5 at twice it."""
 

@@ -20,7 +20,7 @@ def regex_score(text: str, patterns: list[RegexCheck]) -> tuple[float, list[str]
     return (len(patterns) - len(misses)) / len(patterns), misses
 
 
-@register_criterion("file_check")
+@register_criterion("file_check", spec=FileCheckCriterion)
 class FileCheck(Criterion[FileCheckCriterion]):
     """Fractional: the mean over the active sub-check categories; a missing file is 0.
 

@@ -25,7 +25,7 @@ def substring_scores(text: str, includes: list[str], excludes: list[str]) -> tup
     return scores, notes
 
 
-@register_criterion("file_contains")
+@register_criterion("file_contains", spec=FileContainsCriterion)
 class FileContains(Criterion[FileContainsCriterion]):
     """Fractional: the mean of the includes-found share and the excludes-absent share."""
 

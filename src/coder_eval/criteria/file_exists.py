@@ -8,7 +8,7 @@ from coder_eval.models.criteria_files import FileExistsCriterion
 from coder_eval.models.results import CriterionResult
 
 
-@register_criterion("file_exists")
+@register_criterion("file_exists", spec=FileExistsCriterion)
 class FileExists(Criterion[FileExistsCriterion]):
     """Binary: does at least one file match `spec.path`?
 

@@ -10,7 +10,7 @@ from coder_eval.models.criteria_files import FileMatchesRegexCriterion
 from coder_eval.models.results import CriterionResult
 
 
-@register_criterion("file_matches_regex")
+@register_criterion("file_matches_regex", spec=FileMatchesRegexCriterion)
 class FileMatchesRegex(Criterion[FileMatchesRegexCriterion]):
     """Binary: the pattern is found in the file (or, with must_match false, is not).
 

@@ -83,7 +83,7 @@ def assertion_holds(assertion: JsonAssertion, actual: Any) -> bool:
     return _ordered(actual, expected, op)
 
 
-@register_criterion("json_check")
+@register_criterion("json_check", spec=JsonCheckCriterion)
 class JsonCheck(Criterion[JsonCheckCriterion]):
     """Fractional: the mean of the schema check (0/1) and the share of assertions that hold.
 

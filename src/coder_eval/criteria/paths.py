@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.common.ignore import IgnoreRules
 from coder_eval.errors import CheckerMisuseError
 
 _GLOB_CHARS = frozenset("*?[")

@@ -42,7 +42,7 @@ def reference_path(spec: ReferenceComparisonCriterion, ctx: CheckContext) -> Pat
     return current
 
 
-@register_criterion("reference_comparison")
+@register_criterion("reference_comparison", spec=ReferenceComparisonCriterion)
 class ReferenceComparison(Criterion[ReferenceComparisonCriterion]):
     """Continuous: similarity of the agent's file to a reference file, passing at similarity_threshold."""
 

@@ -1,77 +1,56 @@
-"""Criterion registry keyed by the YAML `type`; modules are found by scanning this package."""
+"""The criterion registry: YAML `type` -> checker class, each registered with the spec model it grades.
+
+`@register_criterion("my_check", spec=MyCheckSpec)` on a Criterion subclass is all a plugin
+needs: the spec joins the `success_criteria` union (so `plan`, `schema` and the loader know the
+type) and the checker grades it. Built-in checkers are registered lazily by module (a checker's
+module is named after its type), so validating a task imports none of them.
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import importlib.util
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from coder_eval.criteria.base import Criterion
+from coder_eval.models.criteria import CRITERION_SPECS, criterion_types, spec_type
+from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.registry import Registry
 
 C = TypeVar("C", bound=type[Criterion[Any]])
 
-_CHECKERS: dict[str, type[Criterion[Any]]] = {}
-_NOT_CHECKERS = {
-    "base",
-    "registry",
-    "paths",
-    "ignore",
-    "scoring",
-    "grading",
-    "invocation_log",
-    "argv_match",
-    "shell_text",
-}
-_scanned = False
+CHECKERS: Registry[type[Criterion[Any]]] = Registry("criterion type")
 
 
-def register_criterion(criterion_type: str) -> Callable[[C], C]:
-    """Class decorator; registering a different class for a taken type is an error."""
+def register_criterion(criterion_type: str, *, spec: type[BaseCriterion]) -> Callable[[C], C]:
+    """Class decorator: `cls` grades criteria of `criterion_type`, validated by `spec`."""
+    if spec_type(spec) != criterion_type:
+        raise ValueError(f"spec {spec.__qualname__} answers to type {spec_type(spec)!r}, not {criterion_type!r}")
 
     def bind(cls: C) -> C:
-        existing = _CHECKERS.get(criterion_type)
-        if existing is not None and existing is not cls:
-            raise ValueError(f"criterion type {criterion_type!r} already has checker {existing.__qualname__}")
+        CRITERION_SPECS.add(criterion_type, spec)
+        CHECKERS.add(criterion_type, cls)
         cls.criterion_type = criterion_type
-        _CHECKERS[criterion_type] = cls
         return cls
 
     return bind
 
 
-def _scan() -> None:
-    global _scanned
-    if _scanned:
-        return
-    import coder_eval.criteria as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in _NOT_CHECKERS and not info.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
-    _scanned = True
+def declare_builtin_criterion(spec: type[BaseCriterion]) -> None:
+    """A shipped criterion: its spec now, its checker (module `coder_eval.criteria.<type>`) on first use."""
+    kind = spec_type(spec)
+    CRITERION_SPECS.add(kind, spec)
+    module = f"coder_eval.criteria.{kind}"
+    if importlib.util.find_spec(module) is not None:  # judges without a checker yet grade "not evaluated"
+        CHECKERS.add_lazy(kind, module)
 
 
 def checker_for(criterion_type: str) -> Criterion[Any] | None:
-    """An instance of the checker for `criterion_type`, or None if this install has none.
-
-    Built-in checkers live in a module named after their type, so only that module is
-    imported; anything else falls back to scanning the package once.
-    """
-    cls = _CHECKERS.get(criterion_type)
-    if cls is None and criterion_type.isidentifier() and criterion_type not in _NOT_CHECKERS:
-        try:
-            importlib.import_module(f"coder_eval.criteria.{criterion_type}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"coder_eval.criteria.{criterion_type}":
-                raise
-        cls = _CHECKERS.get(criterion_type)
-    if cls is None:
-        _scan()
-        cls = _CHECKERS.get(criterion_type)
+    """An instance of the checker for `criterion_type`, or None if this install has none."""
+    cls = CHECKERS.find(criterion_type)
     return cls() if cls is not None else None
 
 
 def registered_types() -> list[str]:
-    _scan()
-    return sorted(_CHECKERS)
+    """Every criterion type with a spec (what a task may use)."""
+    return criterion_types()

@@ -26,7 +26,7 @@ def stdout_matches(stdout: str, expected: str, mode: str) -> bool:
     return re.search(expected, stdout) is not None
 
 
-@register_criterion("run_command")
+@register_criterion("run_command", spec=RunCommandCriterion)
 class RunCommand(Criterion[RunCommandCriterion]):
     """Binary: the command exits with the expected code (and prints the expected stdout).
 

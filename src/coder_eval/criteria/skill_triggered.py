@@ -31,7 +31,7 @@ def engaged(cmd: CommandTelemetry, skill: str) -> bool:
     return any(isinstance(v, str) and marker.search(v) for v in cmd.parameters.values())
 
 
-@register_criterion("skill_triggered")
+@register_criterion("skill_triggered", spec=SkillTriggeredCriterion)
 class SkillTriggered(Criterion[SkillTriggeredCriterion]):
     """Binary classifier: observed yes/no against expected (yes iff expected_skill names this skill)."""
 

@@ -16,6 +16,7 @@ from coder_eval.agents.base import Agent
 from coder_eval.agents.errors import AgentCrashError, BudgetExceededError, TransientAgentError
 from coder_eval.agents.events import StreamCallback
 from coder_eval.engine.task_log import TaskLog
+from coder_eval.gateway.budget import Budget
 from coder_eval.models.task_parts import RunLimits
 from coder_eval.models.telemetry import TokenUsage, TurnRecord
 from coder_eval.pricing import calculate_cost
@@ -71,18 +72,16 @@ def total_usage(turns: list[TurnRecord]) -> TokenUsage:
 
 
 def budget_breach(limits: RunLimits, turns: list[TurnRecord]) -> tuple[Outcome, str] | None:
+    """Whether the turns so far have exhausted the unit's budget, by the gateway's own rule."""
+    budget = Budget.of(limits)
+    if budget is None:
+        return None
     usage = total_usage(turns)
-    checks = [
-        (limits.max_input_tokens, usage.input_tokens, "input tokens"),
-        (limits.max_output_tokens, usage.output_tokens, "output tokens"),
-        (limits.max_total_tokens, usage.total_tokens, "total tokens"),
-    ]
-    for cap, used, what in checks:
-        if cap is not None and used > cap:
-            return "token_budget", f"{what} budget exceeded: {used} > {cap}"
-    if limits.max_usd is not None and usage.total_cost_usd is not None and usage.total_cost_usd > limits.max_usd:
-        return "cost_budget", f"USD budget exceeded: ${usage.total_cost_usd:.4f} > ${limits.max_usd:.4f}"
-    return None
+    breach = budget.exceeded(usage, usage.total_cost_usd)
+    if breach is None:
+        return None
+    kind, reason = breach
+    return ("cost_budget" if kind == "usd" else "token_budget"), f"budget exceeded: {reason}"
 
 
 def _crashed_turn(agent: Agent[Any], iteration: int, prompt: str, reason: str) -> TurnRecord:

@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from coder_eval.common.process import kill_running_commands
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
-from coder_eval.process import kill_running_commands
 
 
 @dataclass

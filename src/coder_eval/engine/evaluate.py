@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval import __version__
+from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
-from coder_eval.criteria.ignore import IgnoreRules
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import UsageError

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import total_usage
 from coder_eval.models.criteria import CommandsEfficiencyCriterion
@@ -15,10 +16,9 @@ from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandStatistics
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import TASK_JSON, TASK_LOG
-from coder_eval.secrets import Redactor
 
 if TYPE_CHECKING:
-    from coder_eval.engine.orchestrator import RunOptions, _State
+    from coder_eval.engine.orchestrator import RunOptions, UnitState
 
 _PHASE_STATUS = {
     "timeout": FinalStatus.TIMEOUT,
@@ -28,7 +28,7 @@ _PHASE_STATUS = {
 }
 
 
-def decide_status(state: _State, options: RunOptions) -> tuple[FinalStatus, float | None]:
+def decide_status(state: UnitState, options: RunOptions) -> tuple[FinalStatus, float | None]:
     """Execution facts first (setup/pre_run errors, timeouts, crashes, budgets), then the verdict."""
     if state.status is not None:
         return state.status, 0.0
@@ -44,7 +44,7 @@ def decide_status(state: _State, options: RunOptions) -> tuple[FinalStatus, floa
     return status, state.grade.weighted_score
 
 
-def _diagnostics(state: _State) -> list[CriterionResult]:
+def _diagnostics(state: UnitState) -> list[CriterionResult]:
     """Every criterion, in order: read-only file checks evaluated, the rest marked not evaluated."""
     if state.diagnostics is None:
         return []
@@ -68,7 +68,7 @@ def _diagnostics(state: _State) -> list[CriterionResult]:
     return out
 
 
-def _efficiency(state: _State, grade: Grade | None) -> tuple[int | None, float | None]:
+def _efficiency(state: UnitState, grade: Grade | None) -> tuple[int | None, float | None]:
     for i, spec in enumerate(state.unit.task.definition.success_criteria):
         if isinstance(spec, CommandsEfficiencyCriterion):
             score = grade.results[i].score if grade is not None else None
@@ -76,7 +76,7 @@ def _efficiency(state: _State, grade: Grade | None) -> tuple[int | None, float |
     return None, None
 
 
-def _error_message(state: _State) -> str | None:
+def _error_message(state: UnitState) -> str | None:
     if state.error:
         return state.error
     if state.phase.error:
@@ -86,7 +86,7 @@ def _error_message(state: _State) -> str | None:
     return None
 
 
-def build_result(state: _State, options: RunOptions, out_dir: Path, task_config: dict[str, Any]) -> EvaluationResult:
+def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_config: dict[str, Any]) -> EvaluationResult:
     unit, turns = state.unit, state.phase.turns
     status, score = decide_status(state, options)
     expected, efficiency = _efficiency(state, state.grade)

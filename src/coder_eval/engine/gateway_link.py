@@ -7,49 +7,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coder_eval.agents.kind import RouteAddress
 from coder_eval.engine.agent_phase import AgentPhase, total_usage
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
+from coder_eval.gateway.budget import Budget
+from coder_eval.gateway.protocol_names import PROTOCOLS
 from coder_eval.gateway.server import GatewayThread, Route
-from coder_eval.gateway.source import Budget, ReplySource
-
-DUMMY_KEY = "coder-eval-gateway"
-API_KEY_VARS = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai_chat": "OPENAI_API_KEY",
-    "openai_responses": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-}
-
-
-def provider_env(route: Route) -> dict[str, str]:
-    """Point every supported client at the route (the token in the path attributes the calls)."""
-    return {
-        "ANTHROPIC_BASE_URL": route.base_url,
-        "ANTHROPIC_API_KEY": DUMMY_KEY,
-        "OPENAI_BASE_URL": f"{route.base_url}/v1",
-        "OPENAI_API_KEY": route.token,
-        "CODEX_BASE_URL": f"{route.base_url}/v1",
-        "CODEX_API_KEY": route.token,
-        "GOOGLE_GEMINI_BASE_URL": route.base_url,
-        "GEMINI_API_KEY": route.token,
-    }
+from coder_eval.gateway.source import ReplySource
+from coder_eval.models.tools import ToolVocabulary
 
 
 def real_api_keys(env: dict[str, str] | None = None) -> dict[str, str]:
     """The provider keys the gateway forwards upstream in direct/record mode (never given to agents)."""
     source = os.environ if env is None else env
-    return {proto: source[var] for proto, var in API_KEY_VARS.items() if source.get(var)}
+    keys = {name: source.get(cls.api_key_var) for name, cls in PROTOCOLS.entries()}
+    return {name: key for name, key in keys.items() if key}
 
 
 def budget_for(unit: RunUnit) -> Budget | None:
-    limits = unit.task.definition.run_limits
-    if not any(
-        v is not None
-        for v in (limits.max_input_tokens, limits.max_output_tokens, limits.max_total_tokens, limits.max_usd)
-    ):
-        return None
-    return Budget(limits.max_input_tokens, limits.max_output_tokens, limits.max_total_tokens, limits.max_usd)
+    return Budget.of(unit.task.definition.run_limits)
 
 
 def route_key(unit: RunUnit) -> str:
@@ -61,6 +38,10 @@ class _OpenRoute:
     thread: GatewayThread
     route: Route
     env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> RouteAddress:
+        return RouteAddress(self.route.base_url, self.route.token)
 
     def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
         self.thread.close_route(self.route)
@@ -96,13 +77,15 @@ class GatewayLink:
         self.thread = thread
         self.oracle = oracle
 
-    def open(self, unit: RunUnit, workspace: Path) -> _OpenRoute:
+    def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _OpenRoute:
+        """A route for `unit`; a scripted one maps steps onto tools by `vocabulary` (the agent kind's)."""
         source: ReplySource | None = None
         if self.thread.gateway.mode == "script":
             from coder_eval.gateway.script import ScriptedModel
             from coder_eval.gateway.script_file import script_for
 
-            source = ScriptedModel(script_for(unit.task, oracle=self.oracle), cwd=str(workspace))
+            script = script_for(unit.task, oracle=self.oracle)
+            source = ScriptedModel(script, cwd=str(workspace), vocabulary=vocabulary)
         route = self.thread.open_route(
             route_key(unit),
             source=source,
@@ -110,7 +93,7 @@ class GatewayLink:
             model_hint=unit.agent.model,
             workdir=str(workspace),
         )
-        return _OpenRoute(self.thread, route, provider_env(route))
+        return _OpenRoute(self.thread, route)
 
 
 BEDROCK_VARS = (
@@ -128,6 +111,7 @@ BEDROCK_VARS = (
 @dataclass
 class _DirectToBedrock:
     env: dict[str, str] = field(default_factory=dict)
+    address: RouteAddress | None = None
 
     def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
         env_info["api_backend"] = "bedrock (no gateway: token and cost figures are the agent's own)"
@@ -136,7 +120,7 @@ class _DirectToBedrock:
 class BedrockLink:
     """Bedrock bypasses the gateway: the agent gets the AWS credentials and calls AWS itself."""
 
-    def open(self, unit: RunUnit, workspace: Path) -> _DirectToBedrock:
+    def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _DirectToBedrock:
         env = {k: os.environ[k] for k in BEDROCK_VARS if os.environ.get(k)}
         env["CLAUDE_CODE_USE_BEDROCK"] = "1"
         if os.environ.get("BEDROCK_MODEL"):

@@ -13,6 +13,7 @@ from typing import Any
 
 from coder_eval.agents.base import Agent, create_agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
@@ -45,7 +46,7 @@ class RunOptions:
 
 
 @dataclass
-class _State:
+class UnitState:
     """Everything gathered while the unit runs; `finalize.build_result` turns it into a record."""
 
     unit: RunUnit
@@ -75,7 +76,7 @@ def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: lis
         task_dir=unit.task.task_dir,
         reference_dir=reference,
         turns=turns,
-        base_env=sandbox.env(),
+        environment=sandbox.live,
     )
 
 
@@ -88,20 +89,23 @@ def _agent_config(unit: RunUnit) -> BaseAgentConfig:
     return config
 
 
-async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
+async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     unit = state.unit
     try:
         config = _agent_config(unit)
     except OSError as exc:
         state.fail(FinalStatus.ERROR, f"agent.system_prompt_file: {exc}")
         return
+    kind = agent_kind(unit.agent.type)
     try:
-        needs_model = options.model_link is not None and unit.agent.type != "none"
-        link = options.model_link.open(unit, sandbox.workspace) if options.model_link and needs_model else None
+        model_link = None if kind.model_less else options.model_link
+        link = model_link.open(unit, sandbox.workspace, vocabulary=kind.tools) if model_link is not None else None
     except CoderEvalError as exc:  # e.g. no script for this task under --backend script
         state.fail(FinalStatus.ERROR, str(exc))
         return
     env = {**sandbox.env(), **(link.env if link else {})}
+    if link is not None and link.address is not None:
+        env.update(kind.env_for(link.address))
     try:
         agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
     except LookupError as exc:  # a kind whose schema is known but whose runner is not installed
@@ -110,7 +114,7 @@ async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> 
         state.fail(FinalStatus.ERROR, f"{exc}; run it with another --type or install the agent's plugin")
         return
     try:
-        await agent.start(sandbox.workspace, env_path_prepend=list(sandbox.bin_dirs))
+        await agent.start(sandbox.live)
         state.env_info.update(agent.environment_info())
         prompt = unit.task.definition.initial_prompt or ""
         terminal = options.stream_factory(unit) if options.stream_factory else None
@@ -124,7 +128,7 @@ async def _agent_phase(state: _State, sandbox: Sandbox, options: RunOptions) -> 
             link.finish(state.phase, state.env_info, state.log)
 
 
-async def _pre_and_agent(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
+async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
     env = {"TASK_DIR": str(state.unit.task.task_dir)}
     state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
@@ -134,7 +138,7 @@ async def _pre_and_agent(state: _State, sandbox: Sandbox, options: RunOptions) -
     await _agent_phase(state, sandbox, options)
 
 
-def _grade(state: _State, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
+def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
     definition = state.unit.task.definition
     try:
         verify_unchanged(reference, digest)
@@ -155,7 +159,7 @@ def _grade(state: _State, sandbox: Sandbox, reference: Path | None, digest: str 
         state.post_run = run_post(sandbox, definition.post_run, state.log, env)
 
 
-async def _run_in_sandbox(state: _State, sandbox: Sandbox, options: RunOptions) -> None:
+async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
     ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
     with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
@@ -179,7 +183,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     """Run one unit and write its task.json and task.log. Never raises for task-level problems."""
     out_dir = unit.directory(options.run_dir)
     await asyncio.to_thread(_fresh_dir, out_dir)
-    state = _State(unit, datetime.now(UTC), time.monotonic(), TaskLog(), env_info=environment_info())
+    state = UnitState(unit, datetime.now(UTC), time.monotonic(), TaskLog(), env_info=environment_info())
     state.log.add(
         f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
         f"agent {unit.agent.type}"

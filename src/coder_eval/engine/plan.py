@@ -50,9 +50,6 @@ def plan_file(path: Path) -> FilePlan:
 
 
 def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
-    from coder_eval.agents.registry import AgentRegistry
-
     files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
-    implemented = {k for k in AgentRegistry.kinds() if AgentRegistry.has_implementation(k)}
-    return PlanReport(files, environment_warnings(definitions, implemented=implemented))
+    return PlanReport(files, environment_warnings(definitions))

@@ -1,4 +1,8 @@
-"""Environment checks for `plan`: agent CLIs, uv, docker and credentials. Warnings only."""
+"""Environment checks for `plan`: agent binaries, uv, credentials and sandbox drivers. Warnings only.
+
+Everything about an agent kind comes from its declaration (`AgentKind`): which binary it runs and
+how to find it, and which variables would hold a real key.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +10,11 @@ import os
 import shutil
 from pathlib import Path
 
+from coder_eval.agents.kind import AgentKind
+from coder_eval.agents.registry import agent_kind
+from coder_eval.models.registry import UnknownKindError
 from coder_eval.models.task import TaskDefinition
-
-AGENT_BINARIES: dict[str, str] = {
-    "claude-code": "claude",
-    "codex": "codex",
-    "opencode": "opencode",
-    "pi": "pi",
-}
-
-_CREDENTIALS: dict[str, tuple[str, ...]] = {
-    "claude-code": ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
-    "codex": ("CODEX_API_KEY", "OPENAI_API_KEY"),
-    "antigravity": ("GEMINI_API_KEY",),
-}
-
-
-def _bundled_claude() -> bool:
-    from coder_eval.agents.claude_code_options import bundled_cli
-
-    return bundled_cli() is not None
+from coder_eval.sandbox.drivers import DRIVERS
 
 
 def _claude_login() -> str | None:
@@ -36,16 +25,14 @@ def _claude_login() -> str | None:
     return "~/.claude/.credentials.json" if path.is_file() else None
 
 
-def _credential_warning(kind: str, model: str | None) -> str | None:
-    if kind in ("opencode", "pi") and model and "/" in model:
-        provider = model.split("/", 1)[0].upper().replace("-", "_")
-        var = f"{provider}_API_KEY"
-        return None if var in os.environ else f"{var} is not set ({kind} model {model})"
-    names = _CREDENTIALS.get(kind)
+def _credential_warning(kind: AgentKind, model: str | None) -> str | None:
+    names = kind.credentials_for(model)
     if not names or any(os.environ.get(n) for n in names):
         return None
-    message = f"no credentials for {kind}: set {' or '.join(names)} (not needed with --backend script)"
-    login = _claude_login() if kind == "claude-code" else None
+    if kind.keys_by_provider and model and "/" in model:
+        return f"{names[0]} is not set ({kind.name} model {model})"
+    message = f"no credentials for {kind.name}: set {' or '.join(names)} (not needed with --backend script)"
+    login = _claude_login() if kind.name == "claude-code" else None
     if login:
         message += (
             f"; the Claude Code login in {login} is not used: agents reach the model through "
@@ -54,25 +41,35 @@ def _credential_warning(kind: str, model: str | None) -> str | None:
     return message
 
 
-def environment_warnings(tasks: list[TaskDefinition], *, implemented: set[str]) -> list[str]:
-    """One warning per distinct missing tool or credential across all tasks."""
+def _kind_warnings(kind: AgentKind, tasks: list[TaskDefinition]) -> list[str]:
     warnings: list[str] = []
-    kinds = {t.agent_type or "claude-code" for t in tasks}
-    for kind in sorted(kinds):
-        if kind not in implemented:
-            warnings.append(f"agent type {kind!r} validates, but this version of Coder Eval cannot run it yet")
-        binary = AGENT_BINARIES.get(kind)
-        if kind == "claude-code" and _bundled_claude():
-            binary = None  # the SDK wheel ships the CLI
-        if binary and shutil.which(binary) is None:
-            warnings.append(f"{binary!r} is not on PATH (needed by agent type {kind!r})")
-        models = {t.agent.model if t.agent else None for t in tasks if (t.agent_type or "claude-code") == kind}
-        for model in sorted(models, key=str):
-            note = _credential_warning(kind, model)
-            if note and note not in warnings:
-                warnings.append(note)
+    if not kind.has_implementation:
+        warnings.append(f"agent type {kind.name!r} validates, but this version of Coder Eval cannot run it yet")
+    if kind.binary is not None and kind.binary.locate() is None:
+        hint = f"; install: {kind.binary.install}" if kind.binary.install else ""
+        warnings.append(f"{kind.binary.name!r} is not on PATH (needed by agent type {kind.name!r}){hint}")
+    models = {t.agent.model if t.agent else None for t in tasks if (t.agent_type or "claude-code") == kind.name}
+    for model in sorted(models, key=str):
+        note = _credential_warning(kind, model)
+        if note and note not in warnings:
+            warnings.append(note)
+    return warnings
+
+
+def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
+    """One warning per distinct missing tool, credential or driver across all tasks."""
+    warnings: list[str] = []
+    for name in sorted({t.agent_type or "claude-code" for t in tasks}):
+        try:
+            warnings.extend(_kind_warnings(agent_kind(name), tasks))
+        except UnknownKindError as exc:
+            warnings.append(str(exc))
     if any(t.sandbox.python is not None and t.sandbox.python.env_packages for t in tasks) and not shutil.which("uv"):
         warnings.append("'uv' is not on PATH; tasks with python env_packages need it (pip install uv)")
-    if any(t.sandbox.driver == "docker" for t in tasks) and not shutil.which("docker"):
-        warnings.append("'docker' is not on PATH; driver: docker tasks cannot run here")
+    for driver in sorted({t.sandbox.driver for t in tasks}):
+        if driver not in DRIVERS:
+            known = ", ".join(DRIVERS.names())
+            warnings.append(
+                f"sandbox driver {driver!r} is not available here (available: {known}); its tasks will end ERROR"
+            )
     return warnings

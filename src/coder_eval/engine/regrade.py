@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
 from coder_eval.engine.hooks import run_post
@@ -23,11 +24,9 @@ from coder_eval.models.criteria_judges import AgentJudgeCriterion, SystemOneJudg
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.task import TaskDefinition
-from coder_eval.plugins import ensure_plugins_loaded
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
 from coder_eval.sandbox.sandbox import Sandbox
-from coder_eval.secrets import Redactor
 
 GRADE_LOG = "grade.log"
 _SHELL_CRITERIA = (
@@ -47,7 +46,6 @@ class RegradeError(CoderEvalError):
 
 def task_from_record(result: EvaluationResult, record_path: Path) -> LoadedTask:
     """Rebuild the task as it was resolved for the run (not by re-reading the YAML, which may have changed)."""
-    ensure_plugins_loaded()
     config = result.task_config or {}
     try:
         definition = TaskDefinition.model_validate(config.get("resolved") or {})

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder_eval.agents.events import StreamCallback
-from coder_eval.engine.batch import BatchObserver, run_batch
+from coder_eval.common.process import kill_running_commands
+from coder_eval.engine.batch import BatchObserver
+from coder_eval.engine.executors import get_executor
 from coder_eval.engine.experiment_files import write_experiment_reports
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
@@ -23,7 +25,6 @@ from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
-from coder_eval.process import kill_running_commands
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
 from coder_eval.records.run_files import write_run_files
@@ -55,6 +56,7 @@ class RunRequest:
     oracle: bool = False
     cassettes: Path | None = None
     stream_factory: Callable[[RunUnit], StreamCallback] | None = None
+    executor: str = "local"
 
 
 @dataclass
@@ -113,13 +115,10 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
         if cassettes is None or not cassettes.is_dir():
             raise UsageError("--backend replay needs --cassettes DIR (a recorded run's cassettes directory)")
     from coder_eval.engine.gateway_link import real_api_keys
+    from coder_eval.gateway.protocol_names import PROTOCOLS
     from coder_eval.gateway.server import GatewayThread
 
-    upstreams = {
-        name: os.environ[var]
-        for name in ("anthropic", "openai_chat", "openai_responses", "gemini")
-        if os.environ.get(var := f"CODER_EVAL_UPSTREAM_{name.upper()}")
-    }
+    upstreams = {name: url for name, cls in PROTOCOLS.entries() if (url := os.environ.get(cls.upstream_var))}
     thread = GatewayThread(
         backend,  # type: ignore[arg-type]
         cassette_dir=cassettes,
@@ -132,10 +131,10 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
 
 def _load_agents(units: list[RunUnit]) -> None:
     """Import every needed agent implementation now, not inside the first task's event loop turn."""
-    from coder_eval.agents.registry import AgentRegistry
+    from coder_eval.agents.registry import agent_kind
 
     for kind in sorted({u.agent.type for u in units}):
-        AgentRegistry.agent_class(kind)
+        agent_kind(kind).load()
 
 
 def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLink | None:
@@ -197,7 +196,8 @@ def run_pipeline(
     )
     fresh: list[EvaluationResult] = []
     try:
-        fresh = asyncio.run(run_batch(units, options, max_parallel=request.max_parallel, observer=observer))
+        executor = get_executor(request.executor)
+        fresh = asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer))
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
         raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, ClassVar
 
 from aiohttp import web
@@ -27,6 +28,7 @@ from coder_eval.gateway.types import (
     ToolSpec,
     Usage,
 )
+from coder_eval.gateway.wire import dumps
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
@@ -45,11 +47,6 @@ _KIND_BY_STATUS = {
     529: "overloaded_error",
 }
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-
-
-def _compact(obj: Any) -> str:
-    """JSON without spaces, as the real API writes it."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def _text_of(content: Any) -> str:
@@ -110,7 +107,7 @@ def _parse_tools(raw: Any) -> list[ToolSpec]:
 
 def _message_id(request: ModelRequest, reply: ModelReply) -> str:
     """A deterministic id, so the same request and reply always render the same bytes."""
-    seed = _compact(request.raw) + "\0" + reply.text + "\0" + _compact([c.id for c in reply.tool_calls])
+    seed = dumps(request.raw) + "\0" + reply.text + "\0" + dumps([c.id for c in reply.tool_calls])
     return "msg_" + hashlib.sha256(seed.encode()).hexdigest()[:24]
 
 
@@ -157,7 +154,7 @@ def render_message(request: ModelRequest, reply: ModelReply) -> dict[str, Any]:
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:
     """One SSE event: its name line and its JSON data line."""
-    return f"event: {event}\ndata: {_compact(data)}\n\n".encode()
+    return f"event: {event}\ndata: {dumps(data)}\n\n".encode()
 
 
 def _block_events(index: int, block: dict[str, Any]) -> list[bytes]:
@@ -170,7 +167,7 @@ def _block_events(index: int, block: dict[str, Any]) -> list[bytes]:
     else:
         # The real API opens a tool_use block with empty input and sends the arguments as JSON text.
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-        deltas = [{"type": "input_json_delta", "partial_json": _compact(block["input"])}]
+        deltas = [{"type": "input_json_delta", "partial_json": dumps(block["input"])}]
     events = [_sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})]
     events += [_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
     events.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
@@ -239,10 +236,9 @@ class AnthropicMessages(WireProtocol):
 
     name: ClassVar[str] = "anthropic"
     upstream: ClassVar[str] = "https://api.anthropic.com"
-
-    def owns(self, method: str, path: str) -> bool:
-        """Whether this is a Messages or count_tokens POST."""
-        return method == "POST" and path in (MESSAGES_PATH, COUNT_TOKENS_PATH)
+    upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_ANTHROPIC"
+    api_key_var: ClassVar[str] = "ANTHROPIC_API_KEY"
+    paths: ClassVar[tuple[str, ...]] = (re.escape(MESSAGES_PATH), re.escape(COUNT_TOKENS_PATH))
 
     def parse(self, path: str, query: dict[str, str], body: dict[str, Any]) -> ModelRequest:
         """The neutral request; 400 when `messages` is missing or malformed."""

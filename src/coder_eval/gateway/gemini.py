@@ -16,7 +16,18 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
-from coder_eval.gateway.openai_chat import (
+from coder_eval.gateway.protocol import WireProtocol, register_protocol
+from coder_eval.gateway.types import (
+    GatewayError,
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+)
+from coder_eval.gateway.wire import (
     add_assistant,
     add_tool_result,
     add_user_text,
@@ -32,17 +43,6 @@ from coder_eval.gateway.openai_chat import (
     sse_json,
     str_or_none,
     text_pieces,
-)
-from coder_eval.gateway.protocol import WireProtocol, register_protocol
-from coder_eval.gateway.types import (
-    GatewayError,
-    Message,
-    ModelReply,
-    ModelRequest,
-    ToolCall,
-    ToolResult,
-    ToolSpec,
-    Usage,
 )
 
 _PATH = re.compile(
@@ -264,10 +264,9 @@ class GeminiProtocol(WireProtocol):
 
     name: ClassVar[str] = "gemini"
     upstream: ClassVar[str] = "https://generativelanguage.googleapis.com"
-
-    def owns(self, method: str, path: str) -> bool:
-        """True for `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` or `:countTokens`."""
-        return method.upper() == "POST" and _PATH.match(path) is not None
+    upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_GEMINI"
+    api_key_var: ClassVar[str] = "GEMINI_API_KEY"
+    paths: ClassVar[tuple[str, ...]] = (_PATH.pattern,)
 
     def local_response(self, path: str, body: dict[str, Any]) -> web.Response | None:
         """Answer `:countTokens` without a model call (about four characters of JSON per token)."""

@@ -14,7 +14,18 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
-from coder_eval.gateway.openai_chat import (
+from coder_eval.gateway.protocol import WireProtocol, register_protocol
+from coder_eval.gateway.types import (
+    GatewayError,
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+)
+from coder_eval.gateway.wire import (
     add_assistant,
     add_tool_result,
     add_user_text,
@@ -36,19 +47,7 @@ from coder_eval.gateway.openai_chat import (
     string_pieces,
     text_pieces,
 )
-from coder_eval.gateway.protocol import WireProtocol, register_protocol
-from coder_eval.gateway.types import (
-    GatewayError,
-    Message,
-    ModelReply,
-    ModelRequest,
-    ToolCall,
-    ToolResult,
-    ToolSpec,
-    Usage,
-)
 
-_PATHS = frozenset({"/v1/responses", "/responses"})
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 
 # --------------------------------------------------------------------------- parsing
@@ -343,10 +342,9 @@ class OpenAIResponsesProtocol(WireProtocol):
 
     name: ClassVar[str] = "openai_responses"
     upstream: ClassVar[str] = "https://api.openai.com"
-
-    def owns(self, method: str, path: str) -> bool:
-        """True for `POST /v1/responses` (and `/responses`)."""
-        return method.upper() == "POST" and path.rstrip("/") in _PATHS
+    upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_OPENAI_RESPONSES"
+    api_key_var: ClassVar[str] = "OPENAI_API_KEY"
+    paths: ClassVar[tuple[str, ...]] = (r"(?:/v1)?/responses/*",)
 
     def parse(self, path: str, query: dict[str, str], body: dict[str, Any]) -> ModelRequest:
         """The neutral request of a Responses body (`instructions` and system/developer items → system)."""

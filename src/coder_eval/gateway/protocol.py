@@ -1,32 +1,53 @@
 """The wire-protocol contract and its registry.
 
-Each protocol module registers one WireProtocol: which requests it owns, how to
-parse them into a ModelRequest, how to answer a ModelReply (streamed or not), how
-to answer an error, and how to read token usage out of an upstream response when
-the gateway proxies to the real provider.
+Each protocol module registers one WireProtocol class: which request paths it owns, where the
+real provider is (and the variables that override its URL and hold its API key), how to parse
+a request into a ModelRequest, how to answer a ModelReply (streamed or not), how to answer an
+error, and how to read token usage out of an upstream response when the gateway proxies.
+
+The registry holds the classes, so the engine can read a protocol's declarations (its key
+variable, its upstream) without instantiating anything; the gateway serves with one shared,
+stateless instance per class. Built-in protocols are registered lazily: a lookup imports only
+the module that provides the name.
 """
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from aiohttp import web
 
+from coder_eval.gateway.protocol_names import PROTOCOLS
 from coder_eval.gateway.types import GatewayError, ModelReply, ModelRequest, Usage
 
 
 class WireProtocol(ABC):
-    """One provider API as agents speak it."""
+    """One provider API as agents speak it. A subclass declares the class variables below."""
 
     name: ClassVar[str]
+    """The registry name (also the cassette's and the call record's `protocol`)."""
+    paths: ClassVar[tuple[str, ...]]
+    """Regular expressions of the request paths it owns (matched whole, without `/t/<token>` or query)."""
+    methods: ClassVar[tuple[str, ...]] = ("POST",)
+    """HTTP methods it serves."""
     upstream: ClassVar[str]
     """Default base URL of the real provider (direct/record modes)."""
+    upstream_var: ClassVar[str]
+    """Environment variable that overrides `upstream`."""
+    api_key_var: ClassVar[str]
+    """Environment variable holding the real API key the gateway forwards (never given to agents)."""
 
-    @abstractmethod
+    _patterns: ClassVar[tuple[re.Pattern[str], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._patterns = tuple(re.compile(p) for p in getattr(cls, "paths", ()))
+
     def owns(self, method: str, path: str) -> bool:
         """Whether this protocol serves `method path` (path without the /t/<token> prefix or query)."""
+        return method.upper() in self.methods and any(p.fullmatch(path) for p in self._patterns)
 
     @abstractmethod
     def parse(self, path: str, query: dict[str, str], body: dict[str, Any]) -> ModelRequest:
@@ -49,39 +70,41 @@ class WireProtocol(ABC):
         return headers
 
 
+_DECLARED = ("name", "paths", "upstream", "upstream_var", "api_key_var")
+_instances: dict[type[WireProtocol], WireProtocol] = {}
+
 P = TypeVar("P", bound=type[WireProtocol])
-_PROTOCOLS: dict[str, WireProtocol] = {}
 
 
 def register_protocol(cls: P) -> P:
-    existing = _PROTOCOLS.get(cls.name)
-    if existing is not None and type(existing) is not cls:
-        raise ValueError(f"wire protocol {cls.name!r} is already registered")
-    _PROTOCOLS[cls.name] = cls()
+    """Class decorator: register a WireProtocol under its `name` (it must declare every class variable)."""
+    missing = [attr for attr in _DECLARED if not getattr(cls, attr, None)]
+    if missing:
+        raise TypeError(f"wire protocol {cls.__qualname__} does not declare {', '.join(missing)}")
+    PROTOCOLS.add(cls.name, cls)
     return cls
 
 
+def protocol(name: str) -> WireProtocol:
+    """The serving instance of the protocol registered as `name` (UnknownKindError if none is)."""
+    return _instance(PROTOCOLS.get(name))
+
+
 def protocols() -> list[WireProtocol]:
-    _load_builtin()
-    return list(_PROTOCOLS.values())
+    """The serving instance of every registered protocol, by name."""
+    return [_instance(cls) for _, cls in PROTOCOLS.entries()]
 
 
 def protocol_for(method: str, path: str) -> WireProtocol | None:
+    """The protocol that owns `method path`, if any."""
     for proto in protocols():
         if proto.owns(method, path):
             return proto
     return None
 
 
-def _load_builtin() -> None:
-    import importlib
-
-    for name in ("anthropic", "openai_chat", "openai_responses", "gemini"):
-        try:
-            importlib.import_module(f"coder_eval.gateway.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"coder_eval.gateway.{name}":
-                raise
-
-
-Handler = Callable[[web.Request], Any]
+def _instance(cls: type[WireProtocol]) -> WireProtocol:
+    instance = _instances.get(cls)
+    if instance is None:
+        instance = _instances[cls] = cls()
+    return instance

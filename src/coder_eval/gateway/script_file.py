@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.gateway.script_model import (
     ACTION_MODELS,
@@ -29,7 +30,7 @@ from coder_eval.gateway.script_model import (
 )
 from coder_eval.loading.dataset import substitute_leaves
 from coder_eval.loading.loader import LoadedTask
-from coder_eval.loading.problems import did_you_mean, format_loc
+from coder_eval.loading.problems import format_loc
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__"})

@@ -1,14 +1,10 @@
-"""What a gateway route is opened with: where replies come from, and how much it may spend."""
+"""Where a scripted route's replies come from: the ReplySource contract."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from coder_eval.gateway.types import ModelReply, ModelRequest
-from coder_eval.models.telemetry import TokenUsage
-
-BudgetKind = Literal["tokens", "usd"]
 
 
 @runtime_checkable
@@ -26,27 +22,3 @@ class ReplySource(Protocol):
     async def reply(self, request: ModelRequest) -> ModelReply:
         """The reply to `request`; may raise GatewayError."""
         ...
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Spending limits of one route; every limit is optional. Token limits count cached input too."""
-
-    max_input_tokens: int | None = None
-    max_output_tokens: int | None = None
-    max_total_tokens: int | None = None
-    max_usd: float | None = None
-
-    def exceeded(self, spent: TokenUsage, spent_usd: float) -> tuple[BudgetKind, str] | None:
-        """Which limit `spent` has reached (tokens before USD), with a human-readable reason; None if none."""
-        token_limits = (
-            ("input tokens", spent.input_tokens, self.max_input_tokens),
-            ("output tokens", spent.output_tokens, self.max_output_tokens),
-            ("total tokens", spent.total_tokens, self.max_total_tokens),
-        )
-        for label, used, limit in token_limits:
-            if limit is not None and used >= limit:
-                return "tokens", f"{label} {used} of {limit} spent"
-        if self.max_usd is not None and spent_usd >= self.max_usd:
-            return "usd", f"${spent_usd:.6f} of ${self.max_usd:.6f} spent"
-        return None

@@ -19,7 +19,6 @@ from coder_eval.loading.static_checks import env_refs, expand_env
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.run import SkippedTask
 from coder_eval.models.task import TaskDefinition
-from coder_eval.plugins import ensure_plugins_loaded
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,6 @@ class LoadReport:
 
 def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskDefinition:
     """Validate one parsed YAML document as a task, reporting every problem at once."""
-    ensure_plugins_loaded()
     if not isinstance(raw, dict):
         kind = "empty" if raw is None else type(raw).__name__
         raise TaskConfigError.single(

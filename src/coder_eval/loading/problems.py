@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Sequence
@@ -10,9 +9,12 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ValidationError
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.errors import Problem
 from coder_eval.loading.yaml_source import LineMap
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, BaseAgentConfig, agent_config_class
+from coder_eval.models.criteria import criterion_spec
+from coder_eval.models.criteria_base import BaseCriterion
 
 Loc = tuple[str | int, ...]
 
@@ -55,38 +57,35 @@ def _model_at(root: type[BaseModel], loc: Loc, raw: Any) -> type[BaseModel] | No
     data = raw
     for step in loc:
         models = [t for t in current if isinstance(t, type) and issubclass(t, BaseModel)]
-        nxt: list[Any] = []
         if isinstance(step, str):
-            tagged = [
-                m
-                for m in current
-                if isinstance(m, type)
-                and issubclass(m, BaseModel)
-                and "type" in m.model_fields
-                and m.model_fields["type"].default == step
-            ]
+            tagged = [m for m in models if "type" in m.model_fields and m.model_fields["type"].default == step]
             if tagged:  # a discriminated-union tag inserted by pydantic
                 current = tagged
                 continue
+        nxt: list[Any] = []
         for m in models:
             field = m.model_fields.get(str(step))
-            if field is None:
-                continue
-            for t in _unwrap(field.annotation):
-                if t is BaseAgentConfig:  # open agent union: the raw `type` picks the class
-                    nxt.append(_agent_model(data.get(str(step)) if isinstance(data, dict) else None))
-                else:
-                    nxt.append(t)
+            if field is not None:
+                nxt.extend(_unwrap(field.annotation))
         if not models:
             nxt = _child_types_all(current, step)
-        current = nxt
         data = (
             data.get(step)
             if isinstance(data, dict)
             else (data[step] if isinstance(data, list) and isinstance(step, int) and step < len(data) else None)
         )
+        current = [_open_member(t, data) for t in nxt]
     models = [t for t in current if isinstance(t, type) and issubclass(t, BaseModel)]
     return models[0] if len(models) == 1 else None
+
+
+def _open_member(tp: Any, data: Any) -> Any:
+    """For an open union (agent configs, criteria), the class its raw `type` picks; else `tp`."""
+    if tp is BaseAgentConfig:
+        return _agent_model(data)
+    if tp is BaseCriterion and isinstance(data, dict) and isinstance(data.get("type"), str):
+        return criterion_spec(data["type"]) or BaseCriterion
+    return tp
 
 
 def _child_types_all(current: list[Any], step: str | int) -> list[Any]:
@@ -99,11 +98,6 @@ def _agent_model(raw_agent: Any) -> type[BaseModel]:
         return agent_config_class(str(kind))
     except ValueError:
         return BaseAgentConfig
-
-
-def did_you_mean(word: str, options: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}?" if close else ""
 
 
 def _line_for(loc: Loc, lines: LineMap) -> int | None:

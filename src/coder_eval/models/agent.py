@@ -7,12 +7,12 @@ class registered for its `type`.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, StrictModel
+from coder_eval.models.registry import Registry, UnknownKindError
 
 DEFAULT_AGENT_KIND = "claude-code"
 
@@ -57,36 +57,25 @@ class BaseAgentConfig(StrictModel):
         return self
 
 
-_CONFIG_CLASSES: dict[str, type[BaseAgentConfig]] = {}
+AGENT_CONFIGS: Registry[type[BaseAgentConfig]] = Registry("agent type")
+"""Agent kind -> its config class. Filled by agent registration (`coder_eval.agents.registry`)."""
 
 
 def register_agent_config(kind: str, config_class: type[BaseAgentConfig]) -> None:
     """Bind an agent kind to its config class. Re-binding the same class is a no-op."""
-    existing = _CONFIG_CLASSES.get(kind)
-    if existing is not None and existing is not config_class:
-        raise ValueError(
-            f"agent type {kind!r} is already registered with {existing.__qualname__}; "
-            f"refusing to replace it with {config_class.__qualname__}"
-        )
-    _CONFIG_CLASSES[kind] = config_class
+    AGENT_CONFIGS.add(kind, config_class)
 
 
 def registered_agent_kinds() -> list[str]:
-    return sorted(_CONFIG_CLASSES)
+    return AGENT_CONFIGS.names()
 
 
 def agent_config_class(kind: str) -> type[BaseAgentConfig]:
     """The config class for `kind`, or a ValueError that names the known kinds."""
     try:
-        return _CONFIG_CLASSES[kind]
-    except KeyError:
-        known = registered_agent_kinds()
-        close = difflib.get_close_matches(kind, known, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(
-            f"unknown agent type {kind!r}.{hint} Known types: {', '.join(known) or '(none registered)'}. "
-            "An agent from a plugin needs that plugin installed (entry point group coder_eval.plugins)."
-        ) from None
+        return AGENT_CONFIGS.get(kind)
+    except UnknownKindError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def parse_agent_config(value: Any) -> Any:

@@ -1,10 +1,17 @@
-"""The discriminated union of every success-criterion type, keyed by `type`."""
+"""Success criteria: an open union keyed by `type`, built from the criterion registry.
+
+Built-in spec models live in `criteria_files.py`, `criteria_commands.py` and `criteria_judges.py`;
+a plugin brings its own (a `BaseCriterion` subclass with a Literal `type`) and registers it with
+its checker (`coder_eval.criteria.register_criterion`). A task's criterion is validated against the
+spec registered for its `type`, so a plugin's criterion is as much a part of the schema as ours.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, SerializeAsAny
+from pydantic_core import PydanticCustomError
 
 from coder_eval.models.criteria_base import BaseCriterion, LiveCriterion, StopEarlyPolicy
 from coder_eval.models.criteria_commands import (
@@ -33,8 +40,9 @@ from coder_eval.models.criteria_judges import (
     SystemOneJudgeCriterion,
     UipathEvalCriterion,
 )
+from coder_eval.models.registry import Registry
 
-CRITERION_MODELS: tuple[type[BaseCriterion], ...] = (
+BUILTIN_CRITERIA: tuple[type[BaseCriterion], ...] = (
     FileExistsCriterion,
     FileContainsCriterion,
     FileCheckCriterion,
@@ -52,32 +60,62 @@ CRITERION_MODELS: tuple[type[BaseCriterion], ...] = (
     SystemOneJudgeCriterion,
     UipathEvalCriterion,
 )
+"""The spec models shipped with Coder Eval; each has a checker module named after its type."""
 
-CRITERION_TYPES: tuple[str, ...] = tuple(m.model_fields["type"].default for m in CRITERION_MODELS)
+CRITERION_SPECS: Registry[type[BaseCriterion]] = Registry("criterion type")
+"""Criterion type -> its spec model. Filled by criterion registration (`coder_eval.criteria.registry`)."""
 
-SuccessCriterion = Annotated[
-    FileExistsCriterion
-    | FileContainsCriterion
-    | FileCheckCriterion
-    | FileMatchesRegexCriterion
-    | JsonCheckCriterion
-    | RunCommandCriterion
-    | CliCalledCriterion
-    | CommandExecutedCriterion
-    | CommandsEfficiencyCriterion
-    | ClassificationMatchCriterion
-    | SkillTriggeredCriterion
-    | ReferenceComparisonCriterion
-    | LlmJudgeCriterion
-    | AgentJudgeCriterion
-    | SystemOneJudgeCriterion
-    | UipathEvalCriterion,
-    Field(discriminator="type"),
-]
+
+def spec_type(spec: type[BaseCriterion]) -> str:
+    """The `type` tag a spec model answers to (its Literal default)."""
+    tag = spec.model_fields["type"].default
+    if not isinstance(tag, str) or not tag:
+        raise TypeError(f"{spec.__qualname__} needs a `type: Literal[...]` field with a default")
+    return tag
+
+
+def criterion_types() -> list[str]:
+    """Every registered criterion type (plugins included), sorted."""
+    return CRITERION_SPECS.names()
+
+
+def criterion_models() -> list[type[BaseCriterion]]:
+    """Every registered spec model, in the order of `criterion_types()`."""
+    return [CRITERION_SPECS.get(name) for name in criterion_types()]
+
+
+def criterion_spec(kind: str) -> type[BaseCriterion] | None:
+    return CRITERION_SPECS.find(kind)
+
+
+def parse_criterion(value: Any) -> Any:
+    """Validate one raw criterion mapping against the spec registered for its `type`."""
+    if isinstance(value, BaseCriterion) or not isinstance(value, dict):
+        return value  # a non-mapping fails BaseCriterion's own validation with pydantic's message
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise PydanticCustomError(
+            "union_tag_not_found",
+            "Unable to extract tag using discriminator {discriminator}",
+            {"discriminator": "type"},
+        )
+    spec = CRITERION_SPECS.find(kind)
+    if spec is None:
+        known = criterion_types()
+        raise PydanticCustomError(
+            "union_tag_invalid",
+            "Input tag {tag} found using 'type' does not match any of the expected tags: {expected_tags}",
+            {"tag": kind, "expected_tags": ", ".join(repr(k) for k in known), "discriminator": "type"},
+        )
+    return spec.model_validate(value)
+
+
+SuccessCriterion = Annotated[SerializeAsAny[BaseCriterion], BeforeValidator(parse_criterion)]
+"""One entry of `success_criteria`: validated by the spec model its `type` names."""
 
 __all__ = [
-    "CRITERION_MODELS",
-    "CRITERION_TYPES",
+    "BUILTIN_CRITERIA",
+    "CRITERION_SPECS",
     "DEFAULT_JUDGE_MODEL",
     "AgentJudgeCriterion",
     "BaseCriterion",
@@ -102,4 +140,9 @@ __all__ = [
     "SuccessCriterion",
     "SystemOneJudgeCriterion",
     "UipathEvalCriterion",
+    "criterion_models",
+    "criterion_spec",
+    "criterion_types",
+    "parse_criterion",
+    "spec_type",
 ]

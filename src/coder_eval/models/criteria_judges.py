@@ -6,10 +6,10 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from coder_eval.models.agent_configs import check_sdk_options
 from coder_eval.models.base import NonBlank, StrictModel, escapes_root
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.sandbox import check_ignore_patterns
+from coder_eval.models.sdk_options import check_sdk_options
 
 DEFAULT_JUDGE_MODEL = "anthropic.claude-sonnet-4-6"
 

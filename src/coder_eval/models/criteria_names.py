@@ -1,8 +1,8 @@
 """Names `coder_eval.models.criteria` exports, listed without importing it (for lazy loading)."""
 
 CRITERIA_EXPORTS: tuple[str, ...] = (
-    "CRITERION_MODELS",
-    "CRITERION_TYPES",
+    "BUILTIN_CRITERIA",
+    "CRITERION_SPECS",
     "DEFAULT_JUDGE_MODEL",
     "AgentJudgeCriterion",
     "BaseCriterion",
@@ -27,4 +27,9 @@ CRITERIA_EXPORTS: tuple[str, ...] = (
     "SuccessCriterion",
     "SystemOneJudgeCriterion",
     "UipathEvalCriterion",
+    "criterion_models",
+    "criterion_spec",
+    "criterion_types",
+    "parse_criterion",
+    "spec_type",
 )

@@ -7,6 +7,10 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, StrictModel, escapes_root
+from coder_eval.models.registry import Registry
+
+SANDBOX_DRIVERS: Registry[str] = Registry("sandbox driver")
+"""Driver name -> what it isolates, for validation; filled by driver registration (`coder_eval.sandbox`)."""
 
 RESERVED_RECORD_TOOLS = frozenset({"python", "python3", "env", "sh", "bash", "node", "git", "uv", "cmd"})
 
@@ -163,7 +167,11 @@ def check_ignore_patterns(values: list[str]) -> list[str]:
 class SandboxConfig(StrictModel):
     """The sandbox a task runs in."""
 
-    driver: Literal["tempdir", "docker"] = Field("tempdir", description="Isolation driver.")
+    driver: NonBlank = Field(
+        "tempdir",
+        description="Isolation driver: tempdir, docker, or one a plugin registers.",
+        examples=["tempdir", "docker"],
+    )
     python: PythonEnv | None = Field(
         None, description="A uv virtualenv in the sandbox ({} for an empty one); omitted or null uses the host Python."
     )
@@ -190,6 +198,14 @@ class SandboxConfig(StrictModel):
     @classmethod
     def _patterns(cls, values: list[str]) -> list[str]:
         return check_ignore_patterns(values)
+
+    @field_validator("driver")
+    @classmethod
+    def _known_driver(cls, value: str) -> str:
+        if value not in SANDBOX_DRIVERS:
+            known = ", ".join(repr(name) for name in SANDBOX_DRIVERS.names())
+            raise ValueError(f"unknown sandbox driver {value!r}; expected one of {known} (or one a plugin registers)")
+        return value
 
     @model_validator(mode="after")
     def _rules(self) -> SandboxConfig:

@@ -1,14 +1,20 @@
-"""Sandbox drivers, registered by the name `sandbox.driver` uses."""
+"""Sandbox drivers, registered by the name `sandbox.driver` uses.
+
+A driver turns a unit's sandbox request into a `SandboxEnvironment` (see `environment.py`); the
+engine, the criteria and the agents only ever talk to that environment.
+"""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from coder_eval.models.registry import Registry
+from coder_eval.models.sandbox import SANDBOX_DRIVERS, SandboxConfig
+from coder_eval.sandbox.environment import SandboxEnvironment
 from coder_eval.sandbox.templates import SetupError
 
 
@@ -20,71 +26,61 @@ class PreservationMode(StrEnum):
     DIRECT_WRITE = "DIRECT_WRITE"
 
 
+@dataclass(frozen=True)
+class SandboxRequest:
+    """What a driver needs to create one unit's environment."""
+
+    config: SandboxConfig
+    artifacts_dir: Path
+    """Where the workspace is preserved (or, with DIRECT_WRITE, built)."""
+    mode: PreservationMode
+    scratch: Path | None = None
+    """Where temporary workspaces go (the run's scratch directory)."""
+    task_dir: Path | None = None
+    base_env: dict[str, str] | None = None
+    """The host environment to start from (default: the harness's, credentials removed)."""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
 class Driver(Protocol):
     name: str
     default_preservation: PreservationMode
 
-    def create(self, artifacts_dir: Path, mode: PreservationMode, scratch: Path | None) -> Path:
-        """Create an empty workspace directory and return it (temporary ones under `scratch`)."""
+    def create(self, request: SandboxRequest) -> SandboxEnvironment:
+        """A fresh, empty environment for one unit."""
         ...
 
-    def finish(self, workspace: Path, artifacts_dir: Path, mode: PreservationMode) -> Path | None:
-        """Preserve or remove the workspace; returns where it now lives (None when dropped)."""
+    def adopt(self, workspace: Path, request: SandboxRequest) -> SandboxEnvironment:
+        """An environment over an existing workspace (re-grading); creates nothing."""
         ...
 
 
 D = TypeVar("D", bound=type)
-_DRIVERS: dict[str, type] = {}
+
+DRIVERS: Registry[type] = Registry("sandbox driver")
 
 
 def register_driver(name: str) -> Callable[[D], D]:
+    """Class decorator: register a Driver implementation under `name`."""
+
     def bind(cls: D) -> D:
-        existing = _DRIVERS.get(name)
-        if existing is not None and existing is not cls:
-            raise ValueError(f"sandbox driver {name!r} is already registered")
-        _DRIVERS[name] = cls
+        DRIVERS.add(name, cls)
+        SANDBOX_DRIVERS.add(name, name)
         return cls
 
     return bind
 
 
+def register_builtin_drivers() -> None:
+    DRIVERS.add_lazy("tempdir", "coder_eval.sandbox.tempdir:TempdirDriver")
+    SANDBOX_DRIVERS.add("tempdir", "tempdir")
+    SANDBOX_DRIVERS.add("docker", "docker")  # a valid name; runs need the docker driver (not in this release)
+
+
 def get_driver(name: str) -> Driver:
-    cls = _DRIVERS.get(name)
+    cls = DRIVERS.find(name)
     if cls is None:
-        raise SetupError(
-            f"sandbox driver {name!r} is not available in this installation (available: {', '.join(sorted(_DRIVERS))})"
-        )
+        available = ", ".join(DRIVERS.names())
+        raise SetupError(f"sandbox driver {name!r} is not available in this installation (available: {available})")
     driver: Driver = cls()
     return driver
-
-
-@register_driver("tempdir")
-class TempdirDriver:
-    """A plain directory on the host. A working directory, not a security boundary."""
-
-    name = "tempdir"
-    default_preservation = PreservationMode.MOVE_ON_WRITE
-
-    def create(self, artifacts_dir: Path, mode: PreservationMode, scratch: Path | None) -> Path:
-        if mode is PreservationMode.DIRECT_WRITE:
-            if artifacts_dir.exists():
-                shutil.rmtree(artifacts_dir)
-            artifacts_dir.mkdir(parents=True)
-            return artifacts_dir
-        if scratch is not None:
-            scratch.mkdir(parents=True, exist_ok=True)
-        workspace = Path(tempfile.mkdtemp(prefix="sbx-", dir=scratch))
-        workspace.chmod(0o755)
-        return workspace
-
-    def finish(self, workspace: Path, artifacts_dir: Path, mode: PreservationMode) -> Path | None:
-        if mode is PreservationMode.DIRECT_WRITE:
-            return workspace
-        if mode is PreservationMode.NONE:
-            shutil.rmtree(workspace, ignore_errors=True)
-            return None
-        if artifacts_dir.exists():
-            shutil.rmtree(artifacts_dir)
-        artifacts_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(workspace), str(artifacts_dir))
-        return artifacts_dir

@@ -1,14 +1,14 @@
-"""Per-sandbox Python (uv) and Node (npm) environments."""
+"""Per-sandbox Python (uv) and Node (npm) environments, created through the sandbox's environment."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from coder_eval.models.sandbox import NodeEnv, PythonEnv
+from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.templates import SetupError
 
 VENV_DIR = ".venv"
@@ -24,57 +24,43 @@ def find_uv() -> str:
     return found
 
 
-def _run(args: list[str], *, cwd: Path, timeout: float, what: str, env: dict[str, str]) -> None:
+def _run(env: SandboxEnvironment, argv: list[str], *, timeout: float, what: str, extra: dict[str, str]) -> None:
     try:
-        subprocess.run(
-            args,
-            cwd=cwd,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.CalledProcessError as exc:
-        raise SetupError(f"{what} failed: {(exc.stderr or exc.stdout).strip()[-800:]}") from None
-    except subprocess.TimeoutExpired:
-        raise SetupError(f"{what} timed out after {timeout:g}s") from None
+        out = env.exec(Command(argv=argv, env=extra), timeout=timeout)
     except FileNotFoundError as exc:
         raise SetupError(f"{what} failed: {exc}") from None
+    if out.timed_out:
+        raise SetupError(f"{what} timed out after {timeout:g}s")
+    if out.exit_code != 0:
+        raise SetupError(f"{what} failed: {(out.stderr or out.stdout).strip()[-800:]}")
 
 
-def create_python_env(spec: PythonEnv, root: Path, *, timeout: float, env: dict[str, str]) -> Path:
-    """`uv venv` in <root>/.venv and `uv pip install` the packages; returns the venv's bin dir."""
+def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: float) -> Path:
+    """`uv venv` in <workspace>/.venv and `uv pip install` the packages; returns the venv's bin dir (host path)."""
     uv = find_uv()
-    venv = root / VENV_DIR
     python = spec.version or sys.executable
-    uv_env = {**env, "UV_NO_PROGRESS": "1"}
-    _run([uv, "venv", "--quiet", "--python", python, str(venv)], cwd=root, timeout=timeout, what="uv venv", env=uv_env)
-    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    quiet = {"UV_NO_PROGRESS": "1"}
+    _run(env, [uv, "venv", "--quiet", "--python", python, VENV_DIR], timeout=timeout, what="uv venv", extra=quiet)
+    bin_name = "Scripts" if os.name == "nt" else "bin"
+    inner_python = str(env.inner_workspace / VENV_DIR / bin_name / "python")
     if spec.env_packages:
         _run(
-            [uv, "pip", "install", "--quiet", "--python", str(bin_dir / "python"), *spec.env_packages],
-            cwd=root,
+            env,
+            [uv, "pip", "install", "--quiet", "--python", inner_python, *spec.env_packages],
             timeout=timeout,
             what=f"installing {', '.join(spec.env_packages)}",
-            env=uv_env,
+            extra=quiet,
         )
-    return bin_dir
+    return env.host_path(PurePosixPath(VENV_DIR) / bin_name)
 
 
-def install_node_packages(spec: NodeEnv, root: Path, *, timeout: float, env: dict[str, str]) -> Path | None:
-    """npm install the packages into the sandbox; returns node_modules/.bin."""
+def install_node_packages(spec: NodeEnv, env: SandboxEnvironment, *, timeout: float) -> Path | None:
+    """npm install the packages into the sandbox; returns node_modules/.bin (host path)."""
     if not spec.packages:
         return None
     npm = shutil.which("npm")
     if npm is None:
         raise SetupError("npm is needed for sandbox.node packages but is not installed")
-    _run(
-        [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(root), *spec.packages],
-        cwd=root,
-        timeout=timeout,
-        what=f"npm install {' '.join(spec.packages)}",
-        env=env,
-    )
-    return root / "node_modules" / ".bin"
+    argv = [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(env.inner_workspace), *spec.packages]
+    _run(env, argv, timeout=timeout, what=f"npm install {' '.join(spec.packages)}", extra={})
+    return env.host_path(PurePosixPath("node_modules/.bin"))

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import stat
-import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from coder_eval.models.sandbox import RecordCliSpec
+from coder_eval.sandbox.environment import SandboxEnvironment
 
 MOCKS_DIR = "cli_mocks"
 CALLS_LOG = "calls.jsonl"
@@ -77,18 +75,22 @@ def _config(spec: RecordCliSpec) -> str:
     )
 
 
-def write_shims(specs: list[RecordCliSpec], root: Path) -> Path | None:
-    """Write one shim per tool (plus a .cmd twin) into cli_mocks/ and seed an empty calls.jsonl."""
+def write_shims(specs: list[RecordCliSpec], env: SandboxEnvironment) -> Path | None:
+    """Write one shim per tool (plus a .cmd twin) into cli_mocks/ and seed an empty calls.jsonl.
+
+    The shims run on the environment's Python; returns the host path of cli_mocks/.
+    """
     if not specs:
         return None
-    mocks = root / MOCKS_DIR
-    mocks.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(Path(__file__).resolve().parent.parent / "criteria" / _MATCHER, mocks / _MATCHER)
-    python = os.path.realpath(sys.executable)
+    mocks = PurePosixPath(MOCKS_DIR)
+    matcher = Path(__file__).resolve().parent.parent / "common" / _MATCHER
+    env.write_file(mocks / _MATCHER, matcher.read_bytes())
+    python = env.python
     for spec in specs:
-        shim = mocks / spec.tool
-        shim.write_text(_SHIM.format(python=python, tool=spec.tool, config=_config(spec)), encoding="utf-8")
-        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-        (mocks / f"{spec.tool}.cmd").write_text(f'@"{python}" "%~dp0{spec.tool}" %*\r\n', encoding="utf-8")
-    (mocks / CALLS_LOG).write_text("", encoding="utf-8")
-    return mocks
+        shim = _SHIM.format(python=python, tool=spec.tool, config=_config(spec))
+        env.write_file(mocks / spec.tool, shim.encode("utf-8"))
+        host = env.host_path(mocks / spec.tool)
+        host.chmod(host.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        env.write_file(mocks / f"{spec.tool}.cmd", f'@"{python}" "%~dp0{spec.tool}" %*\r\n'.encode())
+    env.write_file(mocks / CALLS_LOG, b"")
+    return env.host_path(mocks)

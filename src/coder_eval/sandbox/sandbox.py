@@ -1,24 +1,23 @@
-"""Sandbox: create the workspace, fill it, run commands in it, then preserve or drop it."""
+"""Sandbox: a unit's workspace set up through its driver's environment, then preserved or dropped."""
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
-from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.common.ignore import IgnoreRules
+from coder_eval.common.process import ExecResult
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import SandboxConfig
-from coder_eval.process import ShellResult, run_shell
-from coder_eval.sandbox.drivers import PreservationMode, get_driver
+from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
+from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
-from coder_eval.sandbox.record_cli import write_shims
+from coder_eval.sandbox.record_cli import MOCKS_DIR, write_shims
 from coder_eval.sandbox.templates import apply_sources
-from coder_eval.secrets import scrub_env
 
 
 class Sandbox:
-    """One task replicate's workspace. `setup` materialises it; `adopt` reuses an existing one."""
+    """One unit's workspace. `setup` materialises it; `adopt` reuses an existing one for re-grading."""
 
     def __init__(
         self,
@@ -34,55 +33,78 @@ class Sandbox:
         self.config = config
         self.task_dir = task_dir
         self.task_file = task_file
-        self.artifacts_dir = artifacts_dir
         self.driver = get_driver(config.driver)
         self.mode = mode or self.driver.default_preservation
         self.ignore = IgnoreRules.with_overrides(config.ignore_patterns)
-        self.base_env = scrub_env(dict(os.environ if base_env is None else base_env))
-        self.scratch = scratch
-        self.root: Path | None = None
-        self.bin_dirs: list[Path] = []
+        self.request = SandboxRequest(
+            config=config,
+            artifacts_dir=artifacts_dir,
+            mode=self.mode,
+            scratch=scratch,
+            task_dir=task_dir,
+            base_env=base_env,
+        )
+        self.environment: SandboxEnvironment | None = None
         self.was_adopted = False
+        self.kept: Path | None = None
+
+    @property
+    def live(self) -> SandboxEnvironment:
+        if self.environment is None:
+            raise RuntimeError("sandbox is not set up")
+        return self.environment
 
     @property
     def workspace(self) -> Path:
-        if self.root is None:
-            raise RuntimeError("sandbox is not set up")
-        return self.root
+        return self.live.workspace
+
+    @property
+    def root(self) -> Path | None:
+        return self.environment.workspace if self.environment is not None else None
+
+    @property
+    def bin_dirs(self) -> list[Path]:
+        return [Path(p) for p in self.live.path_entries()]
 
     def setup(self) -> Path:
         """Create the workspace and apply templates, environments, recorders and mock dirs."""
-        self.root = self.driver.create(self.artifacts_dir, self.mode, self.scratch).resolve()
+        env = self.environment = self.driver.create(self.request)
         apply_sources(
             self.config.template_sources,
-            self.root,
+            env.workspace,
             task_dir=self.task_dir,
             task_file=self.task_file,
             ignore=self.ignore,
         )
         timeout = self.config.limits.timeout
+        tools: list[Path] = []
         if self.config.python is not None:
-            self.bin_dirs.append(create_python_env(self.config.python, self.root, timeout=timeout, env=self.base_env))
+            tools.append(create_python_env(self.config.python, env, timeout=timeout))
+            _mark_venv(env)
         if self.config.node is not None:
-            node_bin = install_node_packages(self.config.node, self.root, timeout=timeout, env=self.base_env)
+            node_bin = install_node_packages(self.config.node, env, timeout=timeout)
             if node_bin is not None:
-                self.bin_dirs.append(node_bin)
+                tools.append(node_bin)
         mock_dirs = self._mock_dirs()
-        shims = write_shims(self.config.record_cli, self.root)
+        shims = write_shims(self.config.record_cli, env)
         self._refuse_collisions(mock_dirs)
-        self.bin_dirs = ([shims] if shims else []) + mock_dirs + self.bin_dirs
-        return self.root
+        env.add_path_entries(([shims] if shims else []) + mock_dirs + tools)
+        return env.workspace
 
     def adopt(self, workspace: Path) -> Path:
         """Grade an existing workspace in place: derive PATH, create nothing."""
-        self.root = workspace.resolve()
+        env = self.environment = self.driver.adopt(workspace, self.request)
         self.was_adopted = True
-        shims = self.root / "cli_mocks"
-        venv_bin = self.root / ".venv" / "bin"
+        root = env.workspace
+        shims = root / MOCKS_DIR
+        venv_bin = root / ".venv" / "bin"
         # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
-        node_bin = self.root / "node_modules" / ".bin" if self.config.node and self.config.node.packages else None
-        self.bin_dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
-        return self.root
+        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.packages else None
+        dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
+        env.add_path_entries(dirs)
+        if self.config.python is not None:
+            _mark_venv(env)
+        return root
 
     def _mock_dirs(self) -> list[Path]:
         dirs = []
@@ -114,26 +136,26 @@ class Sandbox:
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         """Environment for anything run in the sandbox: credentials removed, shims and envs on PATH."""
-        env = dict(self.base_env)
-        if self.bin_dirs:
-            env["PATH"] = os.pathsep.join([*map(str, self.bin_dirs), env.get("PATH", "")])
-        venv = self.workspace / ".venv"
-        if self.config.python is not None and venv.is_dir():
-            env["VIRTUAL_ENV"] = str(venv)
-        env.update(extra or {})
-        return env
+        return {**self.live.base_env(), **(extra or {})}
 
     def run(
         self, command: str, *, timeout: float, kill_leftovers: bool = True, extra_env: dict[str, str] | None = None
-    ) -> ShellResult:
-        return run_shell(
-            command, cwd=self.workspace, env=self.env(extra_env), timeout=timeout, kill_leftovers=kill_leftovers
-        )
+    ) -> ExecResult:
+        cmd = Command(shell=command, env=dict(extra_env or {}), keep_background=not kill_leftovers)
+        return self.live.exec(cmd, timeout=timeout)
 
     def finish(self) -> Path | None:
-        """Preserve or drop the workspace according to the preservation mode."""
-        if self.root is None or self.was_adopted:
-            return self.root
-        kept = self.driver.finish(self.root, self.artifacts_dir, self.mode)
-        self.root = kept
-        return kept
+        """End the unit's processes, then preserve or drop the workspace according to the mode."""
+        if self.environment is None:
+            return None
+        if self.was_adopted:
+            self.environment.kill_all()
+            return self.environment.workspace
+        self.kept = self.environment.finish()
+        return self.kept
+
+
+def _mark_venv(env: SandboxEnvironment) -> None:
+    """Tell the environment about the sandbox venv, so VIRTUAL_ENV is set for commands."""
+    if (env.workspace / ".venv").is_dir():
+        env.add_env({"VIRTUAL_ENV": str(env.inner_workspace / ".venv")})

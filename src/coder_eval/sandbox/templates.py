@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from coder_eval.criteria.ignore import IgnoreRules
+from coder_eval.common.ignore import IgnoreRules
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import RepoSource, StarterFilesSource, TemplateDirSource, TemplateSource
 

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
-from coder_eval.models.agent_configs import ClaudeCodeConfig
+from coder_eval.agents.claude_code.config import ClaudeCodeConfig
 
 # Launcher that makes the CLI lead its own process group, so a timeout can kill the CLI and
 # everything it spawned with one signal. `setsid` keeps the PID when the caller is not a
 # group leader, so the PID written here is the group id.
 _LAUNCHER = """#!/bin/sh
-echo $$ > "{pidfile}"
-if command -v setsid >/dev/null 2>&1; then exec setsid "{cli}" "$@"; fi
-exec "{cli}" "$@"
+echo $$ > {pidfile}
+if command -v setsid >/dev/null 2>&1; then exec setsid {argv} "$@"; fi
+exec {argv} "$@"
 """
 
 
@@ -31,6 +32,12 @@ def bundled_cli() -> Path | None:
     return path if path.is_file() else None
 
 
+def find_cli() -> str | None:
+    """Where `plan` finds Claude Code: the SDK-bundled CLI, else `claude` on PATH."""
+    found = bundled_cli()
+    return str(found) if found is not None else shutil.which("claude")
+
+
 def resolve_cli(config: ClaudeCodeConfig) -> str:
     if config.cli_path:
         return config.cli_path
@@ -43,10 +50,12 @@ def resolve_cli(config: ClaudeCodeConfig) -> str:
     return on_path
 
 
-def write_launcher(home: Path, cli: str) -> tuple[Path, Path]:
+def write_launcher(home: Path, argv: list[str]) -> tuple[Path, Path]:
+    """A script the SDK starts as "the CLI": it records its pid, then becomes `argv` (the sandbox's launch line)."""
     launcher = home / "claude-launch"
     pidfile = home / "claude.pid"
-    launcher.write_text(_LAUNCHER.format(pidfile=pidfile, cli=cli), encoding="utf-8")
+    text = _LAUNCHER.format(pidfile=shlex.quote(str(pidfile)), argv=" ".join(shlex.quote(a) for a in argv))
+    launcher.write_text(text, encoding="utf-8")
     launcher.chmod(0o755)
     return launcher, pidfile
 
@@ -65,7 +74,7 @@ def isolated_home(root: Path) -> dict[str, str]:
     return {k: str(v) for k, v in dirs.items()}
 
 
-def cli_env(base: dict[str, str], home: dict[str, str], path_prepend: list[Path]) -> dict[str, str]:
+def cli_env(base: dict[str, str], home: dict[str, str], path_prepend: list[Path] | None = None) -> dict[str, str]:
     """Environment for the CLI: gateway URL and key from `base`, quiet and non-retrying CLI."""
     env = dict(base)
     env.update(home)

@@ -1,0 +1,133 @@
+"""Run a command with a hard timeout that kills its whole process group, output capped."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+OUTPUT_CAP_BYTES = 100 * 1024
+
+_live_groups: set[int] = set()
+"""Process groups started here and not yet finished (for interrupt cleanup)."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What a command did. Output beyond the cap is cut; `*_truncated` says how many bytes went."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_seconds: float
+    timed_out: bool = False
+    stdout_truncated: int = 0
+    stderr_truncated: int = 0
+
+
+ShellResult = ExecResult
+"""The older name of the same result."""
+
+
+def truncate(text: str, cap: int = OUTPUT_CAP_BYTES) -> str:
+    data = text.encode("utf-8", errors="replace")
+    if len(data) <= cap:
+        return text
+    return data[:cap].decode("utf-8", errors="ignore") + f"\n... [truncated {len(data) - cap} bytes]"
+
+
+def run_process(
+    *,
+    argv: Sequence[str] | None = None,
+    shell: str | None = None,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    stdin: bytes | None = None,
+    output_limit: int = OUTPUT_CAP_BYTES,
+    keep_background: bool = False,
+    started: set[int] | None = None,
+) -> ExecResult:
+    """Run an argv, or a script with /bin/sh, in its own session; on timeout its process group is killed.
+
+    Output goes to temporary files rather than pipes, so a child the command leaves running in
+    the background (a daemon started with `&`) cannot hold the call open. Without `stdin` the
+    command reads EOF. Unless `keep_background`, whatever is left of its group afterwards is
+    killed too. `started` collects the group id so its owner can kill it later.
+    """
+    if (argv is None) == (shell is None):
+        raise ValueError("run_process needs exactly one of argv and shell")
+    begin = time.monotonic()
+    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f, tempfile.TemporaryFile() as in_f:
+        if stdin is not None:
+            in_f.write(stdin)
+            in_f.seek(0)
+        proc = subprocess.Popen(
+            shell if shell is not None else list(argv or ()),
+            shell=shell is not None,
+            cwd=cwd,
+            env=env,
+            stdin=in_f if stdin is not None else subprocess.DEVNULL,
+            stdout=out_f,
+            stderr=err_f,
+            start_new_session=True,
+        )
+        if started is not None:
+            started.add(proc.pid)
+        timed_out = False
+        _live_groups.add(proc.pid)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(proc.pid)
+            proc.wait()
+        _live_groups.discard(proc.pid)
+        if not keep_background:
+            kill_group(proc.pid)
+        stdout, out_cut = _read_capped(out_f, output_limit)
+        stderr, err_cut = _read_capped(err_f, output_limit)
+    return ExecResult(
+        exit_code=None if timed_out else proc.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        duration_seconds=time.monotonic() - begin,
+        timed_out=timed_out,
+        stdout_truncated=out_cut,
+        stderr_truncated=err_cut,
+    )
+
+
+def run_shell(
+    command: str, *, cwd: Path, env: dict[str, str], timeout: float, kill_leftovers: bool = True
+) -> ExecResult:
+    """Run `command` with /bin/sh in `cwd` (see `run_process`)."""
+    return run_process(shell=command, cwd=cwd, env=env, timeout=timeout, keep_background=not kill_leftovers)
+
+
+def _read_capped(fh: IO[bytes], cap: int) -> tuple[str, int]:
+    fh.seek(0)
+    data = fh.read(cap + 1)
+    if len(data) <= cap:
+        return data.decode("utf-8", errors="replace"), 0
+    fh.seek(0, os.SEEK_END)
+    cut = fh.tell() - cap
+    return data[:cap].decode("utf-8", errors="replace") + f"\n... [truncated {cut} bytes]", cut
+
+
+def kill_running_commands() -> None:
+    """Kill every command still being waited on (used when a run is interrupted)."""
+    for pid in list(_live_groups):
+        kill_group(pid)
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

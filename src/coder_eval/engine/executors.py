@@ -1,0 +1,70 @@
+"""Executors: where a run's units execute. The engine hands units over and gets results back as they finish.
+
+`local` (the default) runs them in this process with bounded parallelism. Another executor (for
+example one that spreads units over a cluster) registers under its own name with
+`register_executor`; the driver process stays the only writer of `run.json` whichever one runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from coder_eval.errors import UsageError
+from coder_eval.models.registry import Registry, UnknownKindError
+
+if TYPE_CHECKING:  # the registry is declared by the built-in hook at start-up: keep this import light
+    from coder_eval.engine.batch import BatchObserver
+    from coder_eval.engine.orchestrator import RunOptions
+    from coder_eval.engine.units import RunUnit
+    from coder_eval.models.results import EvaluationResult
+
+
+class Executor(Protocol):
+    name: str
+
+    async def run(
+        self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
+    ) -> list[EvaluationResult]:
+        """Run every unit (each writes its own records) and return their results."""
+        ...
+
+
+E = TypeVar("E", bound=type)
+
+EXECUTORS: Registry[type] = Registry("executor")
+
+
+def register_executor(name: str) -> Callable[[E], E]:
+    def bind(cls: E) -> E:
+        EXECUTORS.add(name, cls)
+        return cls
+
+    return bind
+
+
+def register_builtin_executors() -> None:
+    EXECUTORS.add_lazy("local", "coder_eval.engine.executors:LocalExecutor")
+
+
+def get_executor(name: str) -> Executor:
+    """The executor registered as `name`; an unknown name is a usage error naming the known ones."""
+    try:
+        cls = EXECUTORS.get(name)
+    except UnknownKindError as exc:
+        raise UsageError(str(exc)) from None
+    executor: Executor = cls()
+    return executor
+
+
+class LocalExecutor:
+    """Units run in this process: at most `max_parallel` at a time on one event loop."""
+
+    name = "local"
+
+    async def run(
+        self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
+    ) -> list[EvaluationResult]:
+        from coder_eval.engine.batch import run_batch
+
+        return await run_batch(units, options, max_parallel=max_parallel, observer=observer)

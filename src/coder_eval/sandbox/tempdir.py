@@ -1,0 +1,147 @@
+"""The `tempdir` driver: a plain directory on the host, and the host environment that runs in it.
+
+A working directory, not a security boundary: commands and the agent run as the harness's user
+with its file system in view. What it does guarantee: each command leads its own process group
+(killed on timeout, and every group the unit started is killed when it finishes), and commands
+start from the harness's environment with credentials removed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
+from coder_eval.common.secrets import scrub_env
+from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
+from coder_eval.sandbox.environment import Command, Launch
+
+
+class HostEnvironment:
+    """A SandboxEnvironment whose inside is the host: paths inside and outside are the same."""
+
+    def __init__(
+        self, workspace: Path, *, base_env: Mapping[str, str] | None = None, finish: _Finisher | None = None
+    ) -> None:
+        self._workspace = workspace.resolve()
+        self._base = scrub_env(dict(os.environ if base_env is None else base_env))
+        self._path: list[Path] = []
+        self._groups: set[int] = set()
+        self._finisher = finish
+        self._extra: dict[str, str] = {}
+
+    @property
+    def workspace(self) -> Path:
+        return self._workspace
+
+    @property
+    def inner_workspace(self) -> PurePosixPath:
+        return PurePosixPath(self._workspace.as_posix())
+
+    @property
+    def python(self) -> str:
+        return os.path.realpath(sys.executable)
+
+    def host_path(self, inner: PurePosixPath) -> Path:
+        return self._workspace / inner if not inner.is_absolute() else Path(inner)
+
+    def path_entries(self) -> list[str]:
+        return [str(p) for p in self._path]
+
+    def add_path_entries(self, entries: list[Path], *, first: bool = False) -> None:
+        fresh = [e for e in entries if e not in self._path]
+        self._path = fresh + self._path if first else self._path + fresh
+
+    def base_env(self) -> dict[str, str]:
+        env = dict(self._base)
+        if self._path:
+            env["PATH"] = os.pathsep.join([*self.path_entries(), env.get("PATH", "")])
+        env.update(self._extra)
+        return env
+
+    def add_env(self, values: Mapping[str, str]) -> None:
+        self._extra.update(values)
+
+    def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
+        cwd = self._workspace if command.cwd is None else self.host_path(command.cwd)
+        return run_process(
+            argv=command.argv,
+            shell=command.shell,
+            cwd=cwd,
+            env={**self.base_env(), **command.env},
+            timeout=timeout,
+            stdin=command.stdin,
+            output_limit=output_limit,
+            keep_background=command.keep_background,
+            started=self._groups,
+        )
+
+    def read_file(self, path: PurePosixPath, *, limit: int) -> bytes:
+        with open(self.host_path(path), "rb") as fh:
+            return fh.read(limit)
+
+    def write_file(self, path: PurePosixPath, data: bytes) -> None:
+        target = self.host_path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        target.write_bytes(data)
+
+    def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
+        return Launch(argv=list(argv), env=dict(env), cwd=self._workspace)
+
+    def kill_all(self) -> None:
+        for group in list(self._groups):
+            kill_group(group)
+
+    def finish(self) -> Path | None:
+        self.kill_all()
+        return self._finisher(self._workspace) if self._finisher is not None else self._workspace
+
+
+class _Finisher:
+    """Preserve or drop a temporary workspace according to the preservation mode."""
+
+    def __init__(self, artifacts_dir: Path, mode: PreservationMode) -> None:
+        self.artifacts_dir, self.mode = artifacts_dir, mode
+
+    def __call__(self, workspace: Path) -> Path | None:
+        if self.mode is PreservationMode.DIRECT_WRITE:
+            return workspace
+        if self.mode is PreservationMode.NONE:
+            shutil.rmtree(workspace, ignore_errors=True)
+            return None
+        if self.artifacts_dir.exists():
+            shutil.rmtree(self.artifacts_dir)
+        self.artifacts_dir.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(workspace), str(self.artifacts_dir))
+        return self.artifacts_dir
+
+
+@register_driver("tempdir")
+class TempdirDriver:
+    """A plain directory on the host. A working directory, not a security boundary."""
+
+    name = "tempdir"
+    default_preservation = PreservationMode.MOVE_ON_WRITE
+
+    def create(self, request: SandboxRequest) -> HostEnvironment:
+        if request.mode is PreservationMode.DIRECT_WRITE:
+            if request.artifacts_dir.exists():
+                shutil.rmtree(request.artifacts_dir)
+            request.artifacts_dir.mkdir(parents=True)
+            workspace = request.artifacts_dir
+        else:
+            if request.scratch is not None:
+                request.scratch.mkdir(parents=True, exist_ok=True)
+            workspace = Path(tempfile.mkdtemp(prefix="sbx-", dir=request.scratch))
+            workspace.chmod(0o755)
+        finisher = _Finisher(request.artifacts_dir, request.mode)
+        return HostEnvironment(workspace, base_env=request.base_env, finish=finisher)
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> HostEnvironment:
+        return HostEnvironment(workspace, base_env=request.base_env)
