@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from coder_eval.docs_gen import criteria_reference
-from coder_eval.models.criteria import criterion_types
+from coder_eval.docs_gen import criteria_reference, criterion_models
+from coder_eval.models.criteria import criterion_types, spec_type
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = REPO / "plugins" / "coder-eval"
@@ -68,7 +68,9 @@ def test_every_reference_a_skill_names_ships_with_the_plugin() -> None:
 def test_criteria_reference_is_generated_from_the_models() -> None:
     shipped = (PLUGIN / "reference" / "criteria.md").read_text(encoding="utf-8")
     assert shipped == criteria_reference(), "stale: run `python -m coder_eval.docs_gen`"
-    for kind in criterion_types():
+    shipped_types = {spec_type(m) for m in criterion_models()}
+    assert len(shipped_types) == 16 and shipped_types <= set(criterion_types())
+    for kind in shipped_types:
         assert f"## `{kind}`" in shipped
 
 
