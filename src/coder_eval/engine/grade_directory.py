@@ -1,0 +1,183 @@
+"""`coder-eval evaluate TASK WORKDIR`: grade a directory against a task's criteria, no agent.
+
+`run_evaluate` is the command's library half (pick the task or dataset row, grade, write the
+records); `evaluate_directory` grades and writes task.json / task.log for one task.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from coder_eval.common.ignore import IgnoreRules
+from coder_eval.criteria.base import CheckContext
+from coder_eval.criteria.grading import Grade, grade
+from coder_eval.engine.provenance import environment_info, task_config_record
+from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.report_files import write_run_files
+from coder_eval.engine.task_log import TaskLog
+from coder_eval.errors import UsageError
+from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
+from coder_eval.models.results import EvaluationResult
+from coder_eval.models.status import FinalStatus
+from coder_eval.records.layout import (
+    ARTIFACTS_DIR,
+    DEFAULT_RUNS_DIR,
+    default_run_dir,
+    new_run_id,
+    point_latest,
+    replicate_dir,
+)
+from coder_eval.records.store import write_task_result
+
+
+@dataclass
+class EvaluateOptions:
+    in_place: bool = False
+    preserve: bool = True
+    variant_id: str = "default"
+    replicate_index: int = 0
+
+
+def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
+    dirs = [root / "cli_mocks"] if (root / "cli_mocks").is_dir() else []
+    return dirs + [root / d for d in task.definition.sandbox.mock_path_dirs]
+
+
+def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
+    reference = task.definition.reference
+    ref_dir = (task.task_dir / reference.directory) if reference else None
+    with staged_reference(ref_dir, task_file=task.source_file) as (staged, digest):
+        ctx = CheckContext(
+            root=root,
+            ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
+            task_dir=task.task_dir,
+            reference_dir=staged,
+            turns=None,
+            path_prepend=_path_prepend(root, task),
+        )
+        verify_unchanged(staged, digest)
+        result = grade(list(task.definition.success_criteria), ctx)
+    for r in result.results:
+        log.add(f"[{r.outcome}] {r.criterion_type} score={r.score:.3f}: {r.description}")
+        if r.details:
+            log.add(f"    {r.details}")
+        if r.error:
+            log.add(f"    error: {r.error}")
+    return result
+
+
+def _copy_workdir(workdir: Path, root: Path) -> None:
+    """Copy the directory to grade; a file that cannot be copied (a named pipe) is a usage error."""
+    try:
+        shutil.copytree(workdir, root, symlinks=True)
+    except shutil.Error as exc:  # one (src, dst, why) triple per file that failed
+        failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+        why = str(failures[0][2]) if failures else str(exc)
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        raise UsageError(f"cannot copy {workdir} for grading: {why}{more}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot copy {workdir} for grading ({exc.strerror or exc})") from None
+
+
+def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: EvaluateOptions) -> EvaluationResult:
+    """Grade `workdir` (or a copy of it) and write task.json and task.log for it."""
+    started = datetime.now(UTC)
+    clock = time.monotonic()
+    out_dir = replicate_dir(run_dir, options.variant_id, task.task_id, options.replicate_index)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = TaskLog()
+    log.add(f"evaluating {task.task_id} from {task.source_file} against {workdir}")
+    root = workdir.resolve()
+    if not options.in_place:
+        root = out_dir / ARTIFACTS_DIR
+        if root.exists():
+            shutil.rmtree(root)
+        _copy_workdir(workdir, root)
+        log.add(f"grading a copy at {root}")
+    error: str | None = None
+    try:
+        outcome = _grade_tree(task, root, log)
+        status, score = outcome.status, outcome.weighted_score
+        results = outcome.results
+        if outcome.problems:
+            error = "; ".join(outcome.problems)
+    except ReferenceTamperedError as exc:
+        status, score, results, error = FinalStatus.ERROR, 0.0, [], str(exc)
+    if status is FinalStatus.ERROR and score is None:
+        score = 0.0
+    log.add(f"final status {status.value}, weighted score {score if score is None else round(score, 4)}")
+    kept = options.in_place or options.preserve
+    if not kept:
+        shutil.rmtree(root, ignore_errors=True)
+    result = EvaluationResult(
+        task_id=task.task_id,
+        task_description=task.definition.description,
+        variant_id=options.variant_id,
+        suite_id=task.suite_id,
+        row_id=task.row_id,
+        replicate_index=options.replicate_index,
+        tags=list(task.definition.tags),
+        task_path=str(task.source_file),
+        agent_type=task.definition.agent_type,
+        started_at=started,
+        completed_at=datetime.now(UTC),
+        duration_seconds=time.monotonic() - clock,
+        final_status=status,
+        weighted_score=score,
+        success_criteria_results=results,
+        error_message=error,
+        environment_info=environment_info(),
+        sandbox_path=str(root) if kept else None,
+        task_config=task_config_record(task),
+    )
+    write_task_result(out_dir, result)
+    log.write(out_dir)
+    return result
+
+
+@dataclass
+class EvaluateOutcome:
+    result: EvaluationResult
+    run_dir: Path
+
+
+def pick_task(task_file: Path, row: str | None) -> LoadedTask:
+    if task_file.is_dir():
+        raise UsageError(f"{task_file} is a directory; pass one task YAML file")
+    task, raw = load_task_file(task_file)
+    tasks = expand_dataset(task, raw, task_file)
+    if row is not None:
+        match = [t for t in tasks if t.row_id == row]
+        if not match:
+            raise UsageError(
+                f"{task_file} has no dataset row {row!r}; rows: {', '.join(str(t.row_id) for t in tasks[:20])}"
+            )
+        return match[0]
+    if len(tasks) > 1:
+        raise UsageError(f"{task_file} fans out over {len(tasks)} dataset rows; choose one with --row")
+    return tasks[0]
+
+
+def run_evaluate(
+    task_file: Path, workdir: Path, *, run_dir: Path | None, in_place: bool, preserve: bool, row: str | None
+) -> EvaluateOutcome:
+    if not workdir.is_dir():
+        raise UsageError(f"work directory {workdir} does not exist or is not a directory")
+    task = pick_task(task_file, row)
+    runs_root = Path(DEFAULT_RUNS_DIR)
+    target = run_dir or default_run_dir(runs_root, new_run_id())
+    if target.resolve() == workdir.resolve() or workdir.resolve() in target.resolve().parents:
+        raise UsageError("--run-dir must not be inside the directory being graded")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot use {target} as the run directory ({exc.strerror or exc})") from None
+    result = evaluate_directory(task, workdir, target, EvaluateOptions(in_place=in_place, preserve=preserve))
+    write_run_files(target, [result])
+    if run_dir is None:
+        point_latest(runs_root, target)
+    return EvaluateOutcome(result, target)
