@@ -12,6 +12,7 @@ so start-up is measured with bytecode caches, as on a user's machine.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -46,6 +47,16 @@ def disk_usage(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
+def _failed_rows(run_dir: Path) -> str:
+    """The rows that did not succeed, with their reason (so a failed benchmark run says why)."""
+    try:
+        rows = json.loads((run_dir / "run.json").read_text())["task_results"]
+    except (OSError, ValueError, KeyError):
+        return " (no run.json)"
+    bad = [f"{r['task_id']}: {r['status']} {r.get('error_message') or ''}" for r in rows if r["status"] != "SUCCESS"]
+    return "\n" + "\n".join(bad[:10])
+
+
 def run_once(cli: str, task: Path, run_dir: Path, env: dict[str, str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
@@ -59,7 +70,7 @@ def run_once(cli: str, task: Path, run_dir: Path, env: dict[str, str]) -> tuple[
     )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
-        sys.exit(f"run failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        sys.exit(f"run failed ({proc.returncode}): {proc.stderr[-2000:]}{_failed_rows(run_dir)}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return wall, max(peak, before) / 1024
 
