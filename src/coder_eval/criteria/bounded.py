@@ -60,20 +60,28 @@ def read_text(path: Path, *, limit: int = MAX_READ_BYTES) -> str:
 
 
 def found_substrings(path: Path, needles: list[str]) -> set[str]:
-    """Which `needles` occur in the file's UTF-8 text, reading it in chunks (memory stays flat)."""
+    """Which `needles` occur in the file's UTF-8 text, reading it in chunks (memory stays flat).
+
+    One buffer is reused for the whole file (no per-chunk allocation the allocator could keep),
+    and the last `longest - 1` bytes carry over so a needle across a chunk boundary is found.
+    """
     check_regular(path, limit=None)
     wanted = {n: n.encode("utf-8") for n in needles}
     overlap = max((len(b) for b in wanted.values()), default=1) - 1
     found: set[str] = {n for n, b in wanted.items() if not b}
-    tail = b""
+    buf = bytearray(overlap + CHUNK_BYTES)
+    view = memoryview(buf)
+    kept = 0
     with open(path, "rb") as fh:
         while len(found) < len(wanted):
-            chunk = fh.read(CHUNK_BYTES)
-            if not chunk:
+            read = fh.readinto(view[kept:])
+            if not read:
                 break
-            window = tail + chunk
-            found |= {n for n, b in wanted.items() if n not in found and b in window}
-            tail = window[-overlap:] if overlap else b""
+            end = kept + read
+            found |= {n for n, b in wanted.items() if n not in found and buf.find(b, 0, end) != -1}
+            kept = min(overlap, end)
+            buf[:kept] = view[end - kept : end]
+    view.release()
     return found
 
 
