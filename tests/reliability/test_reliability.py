@@ -94,12 +94,17 @@ def test_big_files_and_big_output_keep_memory_flat(tmp_path: Path) -> None:
             "task_id": "big",
             "pre_run": [
                 {"command": "truncate -s 1G big.log && printf 'NEEDLE at the end' >> big.log"},
-                {"command": "head -c 1073741824 /dev/zero | tr '\\0' x"},
+                {"command": "head -c 1073741824 /dev/zero | tr '\\0' x", "timeout": 300},
             ],
             "success_criteria": [
                 {"type": "file_contains", "path": "big.log", "includes": ["NEEDLE at the end"], "description": "c"},
                 {"type": "file_matches_regex", "path": "big.log", "pattern": "(x+x+)+y", "description": "r"},
-                {"type": "run_command", "command": "head -c 1073741824 /dev/zero", "description": "o"},
+                {
+                    "type": "run_command",
+                    "command": "head -c 1073741824 /dev/zero",
+                    "timeout": 300,
+                    "description": "o",
+                },
             ],
         },
     )
