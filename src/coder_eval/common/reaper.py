@@ -28,6 +28,9 @@ UNIT_TAG_VAR = "CODER_EVAL_UNIT_TAG"
 _PR_SET_CHILD_SUBREAPER = 36
 
 
+_subreaper = [False]
+
+
 def become_subreaper() -> bool:
     """Make this process adopt orphaned descendants. False where the kernel does not offer it."""
     name = ctypes.util.find_library("c")
@@ -35,9 +38,41 @@ def become_subreaper() -> bool:
         return False
     try:
         libc = ctypes.CDLL(name, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+        _subreaper[0] = int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+    return _subreaper[0]
+
+
+def _children(pid: int) -> list[int] | None:
+    """Direct children of `pid` from /proc/PID/task/*/children; None where the kernel lacks it."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for tid in tids:
+        try:
+            found += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+        except FileNotFoundError:
+            return None
+        except OSError:
+            continue
+    return found
+
+
+def own_descendants() -> set[int] | None:
+    """Every process below this one, walking only our own subtree; None if that cannot be read."""
+    found: set[int] = set()
+    todo = [os.getpid()]
+    while todo:
+        kids = _children(todo.pop())
+        if kids is None:
+            return None
+        fresh = [k for k in kids if k not in found]
+        found.update(fresh)
+        todo += fresh
+    return found
 
 
 def new_tag() -> str:
@@ -121,7 +156,10 @@ def kill_tagged(tag: str) -> set[int]:
     """SIGKILL every process carrying `tag` (and what they started); returns the pids killed."""
     killed: set[int] = set()
     for _ in range(5):  # a process may fork while we scan; a few rounds settle it
-        pids = tagged(tag) - killed
+        # With the subreaper set every process a unit started (detached or not) is below us, so
+        # only our own subtree needs reading; otherwise every process of this user is checked.
+        among = own_descendants() if _subreaper[0] else None
+        pids = tagged(tag, among=among) - killed
         if not pids:
             break
         killed |= _stop_and_kill(pids)

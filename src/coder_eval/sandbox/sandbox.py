@@ -172,7 +172,6 @@ class Sandbox:
             kept: Path | None = self.environment.workspace
         else:
             kept = self.kept = self.environment.finish()
-        self._killed |= kill_tagged(self.tag)
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
         return kept
 
