@@ -22,6 +22,7 @@ _SECRET_VALUES = re.compile(
     r"|https://(?:discord|discordapp)\.com/api/webhooks/[A-Za-z0-9/_-]+"
 )
 """Values that are credentials whatever variable (or file) they sit in."""
+_VALUE_MARKERS = ("AKIA", "ASIA", "hooks.slack.com", "/api/webhooks/")
 _MIN_SECRET_LEN = 8
 REDACTED = "[redacted]"
 
@@ -61,8 +62,11 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if self._pattern is not None:
             text = self._pattern.sub(REDACTED, text)
-        text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + REDACTED, text)
-        return _SECRET_VALUES.sub(REDACTED, text)
+        if "://" in text:  # cheap pre-checks: most records hold no URL and no key id at all
+            text = _URL_CREDENTIALS.sub(lambda m: m.group("head") + REDACTED, text)
+        if any(marker in text for marker in _VALUE_MARKERS):
+            text = _SECRET_VALUES.sub(REDACTED, text)
+        return text
 
 
 @lru_cache(maxsize=16)

@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import total_usage
 from coder_eval.engine.fingerprint import unit_fingerprint
@@ -138,6 +137,5 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
 
 def write_records(out_dir: Path, result: EvaluationResult, log_text: str) -> None:
     """task.log first, task.json last: a task.json on disk means the unit is finished."""
-    redact = Redactor()
-    write_text_atomic(out_dir / TASK_LOG, redact(log_text))
-    write_text_atomic(out_dir / TASK_JSON, redact(result.model_dump_json(indent=2)))
+    write_text_atomic(out_dir / TASK_LOG, log_text)  # the atomic writer redacts credentials
+    write_text_atomic(out_dir / TASK_JSON, result.model_dump_json(indent=2))

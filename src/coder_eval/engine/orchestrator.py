@@ -190,6 +190,12 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
         await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
 
 
+def _finish_and_scan(sandbox: Sandbox) -> tuple[Path | None, list[str]]:
+    """End the unit's processes, preserve or drop the workspace, scan what was kept for credentials."""
+    kept = sandbox.finish()
+    return kept, scan_artifacts(kept)
+
+
 def _fresh_dir(path: Path) -> None:
     if path.exists():
         shutil.rmtree(path)
@@ -220,7 +226,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
         )
-        watchdog = Watchdog(deadline, sandbox.kill_processes)
+        watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
@@ -237,8 +243,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             watchdog.cancel()
         if sandbox is not None and sandbox.root is not None:
             # every process of the unit is gone (finish kills them) before the record is written
-            state.sandbox_path = await asyncio.to_thread(sandbox.finish)
-            state.secret_hits = await asyncio.to_thread(scan_artifacts, state.sandbox_path)
+            state.sandbox_path, state.secret_hits = await asyncio.to_thread(_finish_and_scan, sandbox)
             if state.secret_hits:
                 state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
     record = {**task_config_record(unit.task), "lineage": unit.lineage}

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
 from coder_eval.engine.hooks import run_post
@@ -129,7 +128,6 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
     execute_copy = out_dir / TASK_EXECUTE_JSON
     if not execute_copy.exists() and (out_dir / TASK_JSON).is_file():
         shutil.copyfile(out_dir / TASK_JSON, execute_copy)
-    redact = Redactor()
-    write_text_atomic(out_dir / GRADE_LOG, redact("\n".join(log.lines) + "\n"))
-    write_text_atomic(out_dir / TASK_JSON, redact(graded.model_dump_json(indent=2)))
+    write_text_atomic(out_dir / GRADE_LOG, "\n".join(log.lines) + "\n")  # the atomic writer redacts
+    write_text_atomic(out_dir / TASK_JSON, graded.model_dump_json(indent=2))
     return graded

@@ -8,6 +8,7 @@ is waiting on it.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -41,18 +42,32 @@ class Deadline:
 
 
 class Watchdog:
-    """Calls `on_expiry` once when the deadline passes (a daemon timer thread); `cancel` disarms it."""
+    """Calls `on_expiry` once when the deadline passes; `cancel` disarms it.
 
-    def __init__(self, deadline: Deadline, on_expiry: Callable[[], None]) -> None:
+    On an event loop it is a `call_later` timer whose callback runs `on_expiry` in a worker
+    thread (no thread per unit while nothing expires); without a loop, a daemon timer thread.
+    """
+
+    def __init__(
+        self, deadline: Deadline, on_expiry: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None
+    ) -> None:
         left = deadline.remaining()
-        self._timer = None if left is None else threading.Timer(left, on_expiry)
-        if self._timer is not None:
+        self._timer: threading.Timer | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        if left is None:
+            return
+        if loop is not None:
+            self._handle = loop.call_later(left, lambda: loop.run_in_executor(None, on_expiry))
+        else:
+            self._timer = threading.Timer(left, on_expiry)
             self._timer.daemon = True
             self._timer.start()
 
     def cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if self._handle is not None:
+            self._handle.cancel()
 
 
 def _not_started(command: Command) -> ExecResult:
