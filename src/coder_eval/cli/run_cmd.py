@@ -7,6 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
+from coder_eval.cli.executor_options import (
+    Executor,
+    RayAddress,
+    RayCpus,
+    RayMemory,
+    RayResource,
+    RaySharedDir,
+    executor_settings,
+)
 from coder_eval.cli.guard import guarded
 
 Paths = Annotated[list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")]
@@ -107,6 +116,8 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
         model=opts["model"],
         driver=opts["driver"],
         stream_factory=stream_factory,
+        executor=opts["executor"],
+        executor_settings=executor_settings(opts),
         select=SelectOptions(
             sample=opts["sample"],
             sample_per_stratum=opts["sample_per_stratum"],
@@ -155,6 +166,12 @@ def run(
     sets: Sets = None,
     model: Model = None,
     driver: Driver = None,
+    executor: Executor = "local",
+    ray_address: RayAddress = None,
+    ray_cpus: RayCpus = 1.0,
+    ray_memory: RayMemory = None,
+    ray_resource: RayResource = None,
+    ray_shared_run_dir: RaySharedDir = False,
 ) -> None:
     """Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input."""
     _pipeline(grade=True, **{k: v for k, v in locals().items()})
@@ -182,6 +199,12 @@ def execute(
     sets: Sets = None,
     model: Model = None,
     driver: Driver = None,
+    executor: Executor = "local",
+    ray_address: RayAddress = None,
+    ray_cpus: RayCpus = 1.0,
+    ray_memory: RayMemory = None,
+    ray_resource: RayResource = None,
+    ray_shared_run_dir: RaySharedDir = False,
 ) -> None:
     """Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`."""
     _pipeline(grade=False, **{k: v for k, v in locals().items()})
