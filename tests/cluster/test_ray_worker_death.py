@@ -46,5 +46,6 @@ def test_killed_worker_node_loses_nothing(doomed_cluster: RayCluster, tmp_path: 
     assert len(records) == 200, output
     statuses = sorted({r["final_status"] for r in records})
     assert statuses == ["FAILURE", "SUCCESS"], output
+    assert "retrying on another node" in output  # the node died with units on it
     summary = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert summary["tasks_run"] == 200 and summary["tasks_succeeded"] == 100
