@@ -156,12 +156,12 @@ def descendants(root: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def ray_cluster(workers: int = 1) -> object:
-    """A head plus `workers` worker nodes, one CPU each; stopped (by process group) on exit."""
+def ray_cluster(workers: int = 1, head_cpus: int = 1) -> object:
+    """A head (`head_cpus` CPUs) plus `workers` worker nodes of one CPU each; killed on exit."""
     root = Path(tempfile.mkdtemp(prefix="rc", dir="/tmp"))  # Ray's socket paths must stay short
     cluster = RayCluster(root / "ray")
     try:
-        cluster.start_head()
+        cluster.start_head(head_cpus)
         for _ in range(workers):
             cluster.add_worker()
         yield cluster
