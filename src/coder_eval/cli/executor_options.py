@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -31,12 +31,13 @@ RaySharedDir = Annotated[
 ]
 
 
-def executor_settings(opts: dict[str, Any]) -> object | None:
+def executor_settings(
+    name: str, address: str | None, cpus: float, memory_mb: int | None, resources: list[str] | None, shared: bool
+) -> object | None:
     """The executor's settings from the CLI options (None for local)."""
     from coder_eval.errors import UsageError
 
-    name = opts["executor"]
-    ray_flags = opts["ray_address"] or opts["ray_memory"] or opts["ray_resource"] or opts["ray_shared_run_dir"]
+    ray_flags = address or memory_mb or resources or shared
     if name != "ray":
         if ray_flags:
             raise UsageError("--ray-* options need --executor ray")
@@ -44,9 +45,9 @@ def executor_settings(opts: dict[str, Any]) -> object | None:
     from coder_eval.cluster.settings import ray_settings
 
     return ray_settings(
-        opts["ray_address"],
-        opts["ray_cpus"],
-        opts["ray_memory"],
-        list(opts["ray_resource"] or []),
-        opts["ray_shared_run_dir"],
+        address,
+        cpus,
+        memory_mb,
+        list(resources or []),
+        shared,
     )
