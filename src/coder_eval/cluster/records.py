@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.orchestrator import RunOptions, UnitState
+from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
