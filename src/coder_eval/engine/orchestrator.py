@@ -21,13 +21,15 @@ from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
 from coder_eval.engine.evaluate import environment_info, task_config_record
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
+from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
-from coder_eval.models.results import CommandResult, EvaluationResult
+from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.drivers import PreservationMode
@@ -62,6 +64,9 @@ class UnitState:
     post_run: list[CommandResult] = field(default_factory=list)
     sandbox_path: Path | None = None
     env_info: dict[str, Any] = field(default_factory=dict)
+    judges: JudgeServices | None = None
+    early_stop: EarlyStopInfo | None = None
+    simulation: dict[str, Any] | None = None
 
     def fail(self, status: FinalStatus, message: str) -> None:
         if self.status is None:
@@ -69,7 +74,9 @@ class UnitState:
             self.log.add(f"{status.value}: {message}")
 
 
-def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None) -> CheckContext:
+def _checker(
+    sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None, judges: JudgeServices | None
+) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
         ignore=sandbox.ignore,
@@ -77,6 +84,7 @@ def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: lis
         reference_dir=reference,
         turns=turns,
         environment=sandbox.live,
+        judges=judges,
     )
 
 
@@ -145,7 +153,7 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
     except ReferenceTamperedError as exc:
         state.fail(FinalStatus.ERROR, str(exc))
         return
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns)
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
@@ -163,6 +171,7 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
     definition = state.unit.task.definition
     ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
     with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
+        state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
         limit = definition.run_limits.task_timeout
         try:
             async with asyncio.timeout(limit):
