@@ -20,6 +20,8 @@ class Grade:
 
     results: list[CriterionResult]
     config_errors: list[str] = field(default_factory=list)
+    gate: bool | None = None
+    """Set when another rule decides the verdict (the armed gate of an early-stopped run)."""
 
     @property
     def weighted_score(self) -> float | None:
@@ -31,6 +33,8 @@ class Grade:
             return FinalStatus.ERROR
         if not anything_graded(self.results):
             return FinalStatus.NOT_GRADED
+        if self.gate is not None:
+            return FinalStatus.SUCCESS if self.gate else FinalStatus.FAILURE
         return FinalStatus.SUCCESS if all_gating_passed(self.results) else FinalStatus.FAILURE
 
 

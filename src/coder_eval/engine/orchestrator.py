@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
-from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
+from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
+from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.evaluate import environment_info, task_config_record
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.hooks import run_post, run_pre
@@ -124,11 +126,10 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
     try:
         await agent.start(sandbox.live)
         state.env_info.update(agent.environment_info())
-        prompt = unit.task.definition.initial_prompt or ""
         terminal = options.stream_factory(unit) if options.stream_factory else None
         stream = compose(log_writer(state.log.add), terminal)
-        limits = unit.task.definition.run_limits
-        await run_turn(agent, prompt, limits, retry=options.retry, log=state.log, stream=stream, phase=state.phase)
+        grader = partial(_grade_now, state, sandbox)
+        await drive_agent(agent, state, stream, options.retry, grader)
     finally:
         await asyncio.to_thread(agent.kill_sync)
         await agent.stop()
@@ -146,6 +147,13 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
     await _agent_phase(state, sandbox, options)
 
 
+def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
+    """Grade the sandbox as it is now (dialog mode checks criteria between exchanges)."""
+    reference = state.judges.reference_dir if state.judges is not None else None
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+    return grade(list(state.unit.task.definition.success_criteria), ctx)
+
+
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
     definition = state.unit.task.definition
     try:
@@ -159,8 +167,9 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
         if not pre_run_failed:
             diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
-    elif options.grade:
+    elif options.grade and state.grade is None:
         state.grade = grade(list(definition.success_criteria), ctx)
+        apply_early_stop_gate(state, state.grade)
     if options.grade and not pre_run_failed:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
         env = {"TASK_DIR": str(state.unit.task.task_dir)}
@@ -172,6 +181,7 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
     ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
     with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
         state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
+        state.judges.reference_dir = reference
         limit = definition.run_limits.task_timeout
         try:
             async with asyncio.timeout(limit):

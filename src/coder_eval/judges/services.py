@@ -102,6 +102,7 @@ class JudgeServices:
     call_timeout: float = 300.0
     make_environment: Callable[[Path], Any] | None = None
     """Builds a sandbox environment for a directory (the judge agent's copy) under the unit's driver."""
+    reference_dir: Path | None = None
     spend: SpendBook = field(default_factory=SpendBook)
     info: dict[str, Any] = field(default_factory=dict)
     _checks: dict[int, int] = field(default_factory=dict)
