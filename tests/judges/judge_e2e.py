@@ -33,6 +33,7 @@ def claude_task(task_id: str, criteria: list[dict[str, Any]], **extra: Any) -> d
 def run(
     tmp_path: Path, doc: dict[str, Any], script: dict[str, Any], *args: str, run_dir: str = "run"
 ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     task = tmp_path / "task.yaml"
     task.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     (tmp_path / "task.script.yaml").write_text(yaml.safe_dump(script, sort_keys=False), encoding="utf-8")

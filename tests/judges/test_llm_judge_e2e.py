@@ -19,8 +19,13 @@ SECRET = "the reference answer is forty-two bottles of lemonade"
 
 
 def _judge(description: str, **extra: object) -> dict[str, object]:
-    return {"type": "llm_judge", "description": description, "prompt": "Grade poem.txt.", "files": ["poem.txt"],
-            **extra}
+    return {
+        "type": "llm_judge",
+        "description": description,
+        "prompt": "Grade poem.txt.",
+        "files": ["poem.txt"],
+        **extra,
+    }
 
 
 def test_verdicts_and_failure_modes(tmp_path: Path) -> None:
@@ -71,8 +76,11 @@ def test_verdicts_and_failure_modes(tmp_path: Path) -> None:
 
 
 def test_timeout_scores_zero_with_error(tmp_path: Path) -> None:
-    doc = claude_task("slow", [_judge("slow judge", capture_transcript=False, max_transcript_chars=50)],
-                      run_limits={"turn_timeout": 3})
+    doc = claude_task(
+        "slow",
+        [_judge("slow judge", capture_transcript=False, max_transcript_chars=50)],
+        run_limits={"turn_timeout": 3},
+    )
     script = {
         "steps": [{"write_file": {"path": "poem.txt", "content": "p\n"}}],
         "judges": [{"criterion": 0, "delay": 8, "verdict": {"score": 1.0, "rationale": "late"}}],
