@@ -81,8 +81,8 @@ def _error_message(state: UnitState) -> str | None:
         return state.error
     if state.phase.error:
         return state.phase.error
-    if state.grade is not None and state.grade.config_errors:
-        return "; ".join(state.grade.config_errors)
+    if state.grade is not None and (state.grade.config_errors or state.grade.unavailable):
+        return "; ".join([*state.grade.config_errors, *state.grade.unavailable])
     return None
 
 
