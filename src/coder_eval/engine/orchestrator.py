@@ -108,7 +108,8 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
         return
     kind = agent_kind(unit.agent.type)
     try:
-        model_link = None if kind.model_less else options.model_link
+        # Only a kind that speaks a wire protocol gets a route; the rest bill what they report themselves.
+        model_link = options.model_link if kind.protocols and not kind.model_less else None
         link = model_link.open(unit, sandbox.workspace, vocabulary=kind.tools) if model_link is not None else None
     except CoderEvalError as exc:  # e.g. no script for this task under --backend script
         state.fail(FinalStatus.ERROR, str(exc))

@@ -101,11 +101,18 @@ def resolve_backend(requested: str | None) -> str:
     return backend
 
 
+def _speaks_to_a_model(kind_name: str) -> bool:
+    from coder_eval.agents.registry import AGENTS
+
+    kind = AGENTS.find(kind_name)
+    return kind is not None and bool(kind.protocols) and not kind.model_less
+
+
 def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewayThread | None:
     # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster).
     """The run's model gateway, unless no unit needs a model or the backend bypasses it (bedrock)."""
     backend = resolve_backend(request.backend)
-    if backend == "bedrock" or all(u.agent.type == "none" for u in units):
+    if backend == "bedrock" or not any(_speaks_to_a_model(u.agent.type) for u in units):
         return None
     cassettes = None
     if backend == "record":
