@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from coder_eval.engine.planning import PlanInputs, plan_units
+from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.loading.loader import SelectOptions, load_tasks
 
 ARMED = {

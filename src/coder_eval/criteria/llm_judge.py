@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from coder_eval.criteria.base import CheckContext, Criterion
+from coder_eval.criteria.judge_call import JUDGE_SYSTEM, ask_judge, persist_transcript
 from coder_eval.criteria.registry import register_criterion
-from coder_eval.judges.single_call import JUDGE_SYSTEM, ask_judge, persist_transcript
 from coder_eval.judges.transport import ForcedTool
 from coder_eval.judges.verdict import VERDICT_SCHEMA, VERDICT_TOOL, VerdictError, verdict_from_args
 from coder_eval.models.criteria_judges import DEFAULT_JUDGE_MODEL, LlmJudgeCriterion

@@ -26,7 +26,6 @@ from coder_eval.agents.events import StreamCallback
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import RetryPolicy, run_turn, total_usage
 from coder_eval.judges.prompt import DialogMessage
-from coder_eval.judges.scripted import ScriptedSimulator
 from coder_eval.judges.services import simulator_channel
 from coder_eval.judges.transport import JudgeCallError, JudgeUnavailableError, ModelCall, Transport
 from coder_eval.models.task_parts import SimulationConfig
@@ -142,10 +141,8 @@ async def run_dialog(
         if services is None:
             raise JudgeUnavailableError("no model route for the simulated user")
         services.dialog = d.dialog
-        lines = services.script.simulator if services.script is not None else []
-        source = ScriptedSimulator(lines) if services.backend == "script" else None
         system = simulator_system(sim, definition.description, definition.initial_prompt)
-        with simulator_channel(services, source) as transport:
+        with simulator_channel(services) as transport:
             await _converse(agent, state, d, transport, system, stream, retry, grader)
     except JudgeUnavailableError as exc:
         d.failures += 1

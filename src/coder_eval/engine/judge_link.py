@@ -11,17 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coder_eval.agents.kind import RouteAddress
 from coder_eval.engine.gateway_link import BedrockLink, GatewayLink, real_api_keys, route_key
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.gateway.budget import Budget
 from coder_eval.gateway.routes import Route
+from coder_eval.gateway.script_judges import ScriptedSimulator, ScriptedVerdict
 from coder_eval.gateway.script_model import Script
 from coder_eval.gateway.server import GatewayThread
 from coder_eval.gateway.source import ReplySource
-from coder_eval.judges.services import JudgeServices
+from coder_eval.judges.services import JudgeServices, RouteAddress
+from coder_eval.judges.transport import JudgeUnavailableError
+from coder_eval.models.criteria_base import BaseCriterion
 
 
 @dataclass
@@ -51,10 +53,11 @@ class GatewayRoutes:
         self.has_anthropic_key = "anthropic" in real_api_keys()
         self.budget = budget
 
-    def open(self, suffix: str, source: ReplySource | None, workdir: str | None, model: str | None) -> _GatewayRoute:
+    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> _GatewayRoute:
+        reply_source = source if self.mode == "script" and isinstance(source, ReplySource) else None
         route = self.thread.open_route(
             f"{route_key(self.unit)}/{suffix}",
-            source=source if self.mode == "script" else None,
+            source=reply_source,
             budget=self.budget,
             model_hint=model,
             workdir=workdir,
@@ -77,6 +80,23 @@ def _script(unit: RunUnit, oracle: bool) -> tuple[Script | None, str | None]:
         return None, str(exc)
 
 
+def _judge_source(script: Script | None, error: str | None) -> Any:
+    """The scripted answer of judge criterion n (by index or description) from the task's script."""
+
+    def source(index: int, spec: BaseCriterion) -> ScriptedVerdict:
+        if script is None:
+            raise JudgeUnavailableError(error or "under -b script the judge needs the task's script file")
+        for entry in script.judges:
+            if entry.criterion == index or entry.criterion == spec.description:
+                return ScriptedVerdict(entry)
+        raise JudgeUnavailableError(
+            f"the task's script has no judges: entry for criterion {index} ({spec.description!r}); "
+            f"add `judges: [{{criterion: {index}, verdict: {{score: 1.0, rationale: ...}}}}]`"
+        )
+
+    return source
+
+
 def judge_services(
     unit: RunUnit, link: ModelLink | None, out_dir: Path, *, make_environment: Any = None
 ) -> JudgeServices:
@@ -93,9 +113,10 @@ def judge_services(
     }
     if isinstance(link, GatewayLink):
         opener = GatewayRoutes(link.thread, unit)
-        script, error = (None, None)
         if opener.mode == "script":
             script, error = _script(unit, link.oracle)
-        return JudgeServices(backend=opener.mode, opener=opener, script=script, script_error=error, **common)
+            common["judge_source"] = _judge_source(script, error)
+            common["simulator_source"] = lambda: ScriptedSimulator(script.simulator if script is not None else [])
+        return JudgeServices(backend=opener.mode, opener=opener, **common)
     backend = "bedrock" if isinstance(link, BedrockLink) else "none"
     return JudgeServices(backend=backend, **common)

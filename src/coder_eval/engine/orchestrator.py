@@ -20,11 +20,11 @@ from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
 from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
-from coder_eval.engine.evaluate import environment_info, task_config_record
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.hooks import run_post, run_pre
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
+from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit

@@ -16,9 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from coder_eval.agents.kind import RouteAddress
-from coder_eval.gateway.script_model import JudgeEntry, Script
-from coder_eval.gateway.source import ReplySource
 from coder_eval.judges.prompt import DialogMessage
 from coder_eval.judges.routing import Purpose, SpendBook, judge_way
 from coder_eval.judges.transport import (
@@ -36,6 +33,18 @@ from coder_eval.models.task_parts import ApiRouteOverride
 ANTHROPIC_URL = "https://api.anthropic.com"
 
 
+@dataclass(frozen=True)
+class RouteAddress:
+    """A gateway route: its base URL (token path included) and its token."""
+
+    base_url: str
+    token: str
+
+
+ScriptedSource = Callable[[int, BaseCriterion], object]
+"""Under `-b script`: the reply source answering criterion n (raises JudgeUnavailableError when none)."""
+
+
 class OpenedRoute(Protocol):
     @property
     def address(self) -> RouteAddress: ...
@@ -51,7 +60,7 @@ class RouteOpener(Protocol):
     mode: str
     has_anthropic_key: bool
 
-    def open(self, suffix: str, source: ReplySource | None, workdir: str | None, model: str | None) -> OpenedRoute: ...
+    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> OpenedRoute: ...
 
 
 @dataclass
@@ -95,8 +104,10 @@ class JudgeServices:
     criteria: list[BaseCriterion]
     out_dir: Path
     opener: RouteOpener | None = None
-    script: Script | None = None
-    script_error: str | None = None
+    judge_source: ScriptedSource | None = None
+    """Under `-b script`, builds the scripted answer for a judge check (given by the engine)."""
+    simulator_source: Callable[[], object] | None = None
+    """Under `-b script`, builds the simulated user's scripted lines."""
     api_route: ApiRouteOverride | None = None
     dialog: list[DialogMessage] | None = None
     call_timeout: float = 300.0
@@ -117,17 +128,6 @@ class JudgeServices:
                 return i
         return -1
 
-    def script_entry(self, index: int, spec: BaseCriterion) -> JudgeEntry:
-        if self.script is None:
-            raise JudgeUnavailableError(self.script_error or "under -b script the judge needs the task's script file")
-        for entry in self.script.judges:
-            if entry.criterion == index or entry.criterion == spec.description:
-                return entry
-        raise JudgeUnavailableError(
-            f"the task's script has no judges: entry for criterion {index} ({spec.description!r}); "
-            f"add `judges: [{{criterion: {index}, verdict: {{score: 1.0, rationale: ...}}}}]`"
-        )
-
     def _suffix(self, index: int) -> str:
         with self._lock:
             n = self._checks.get(index, 0) + 1
@@ -138,7 +138,7 @@ class JudgeServices:
     def channel(
         self,
         spec: BaseCriterion,
-        source: ReplySource | None = None,
+        source: object | None = None,
         *,
         workdir: str | None = None,
         model: str | None = None,
@@ -154,7 +154,12 @@ class JudgeServices:
                     f"{spec.type} needs ANTHROPIC_API_KEY under -b {self.opener.mode} (the judge calls Anthropic "
                     "through the gateway); set it, or choose checker_context.api_route.route: bedrock"
                 )
-            route = self.opener.open(self._suffix(self.index_of(spec)), source, workdir, model)
+            index = self.index_of(spec)
+            if self.backend == "script" and source is None:
+                if self.judge_source is None:
+                    raise JudgeUnavailableError("under -b script the judge needs the task's script file")
+                source = self.judge_source(index, spec)
+            route = self.opener.open(self._suffix(index), source, workdir, model)
             transport = MessagesHttp(route.address.base_url, route.address.token, name="gateway")
             channel = Channel(transport, address=route.address, way="gateway")
             try:
@@ -190,7 +195,7 @@ class JudgeServices:
 
 
 @contextlib.contextmanager
-def simulator_channel(services: JudgeServices, source: ReplySource | None) -> Iterator[Transport]:
+def simulator_channel(services: JudgeServices) -> Iterator[Transport]:
     """The simulated user's channel for a whole dialog: its own gateway route, like the agent's.
 
     `checker_context.api_route` has no say here; under `-b bedrock` the simulator calls Bedrock.
@@ -200,6 +205,7 @@ def simulator_channel(services: JudgeServices, source: ReplySource | None) -> It
         return
     if services.opener.mode in ("direct", "record") and not services.opener.has_anthropic_key:
         raise JudgeUnavailableError(f"the simulated user needs ANTHROPIC_API_KEY under -b {services.opener.mode}")
+    source = services.simulator_source() if services.simulator_source is not None else None
     route = services.opener.open("simulator", source, None, None)
     try:
         yield MessagesHttp(route.address.base_url, route.address.token, name="gateway")

@@ -6,13 +6,12 @@ judge agent's tool calls), the prompt and the system prompt; a cut marks the tra
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, Field
-
-from coder_eval.records.atomic import write_text_atomic
 
 
 class JudgeTranscript(BaseModel):
@@ -62,5 +61,8 @@ def write_transcript(out_dir: Path, transcript: JudgeTranscript, max_chars: int)
     name = f"judge-{transcript.criterion_index}.yaml"
     data: dict[str, Any] = capped(transcript, max_chars).model_dump(mode="json")
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out_dir / name, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    target = out_dir / name
+    partial = target.with_suffix(".yaml.partial")
+    partial.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    os.replace(partial, target)  # a reader never sees half a transcript
     return name

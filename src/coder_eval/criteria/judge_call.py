@@ -15,7 +15,6 @@ from typing import Any
 
 from coder_eval.criteria.base import CheckContext
 from coder_eval.judges.prompt import judge_context
-from coder_eval.judges.scripted import ScriptedVerdict
 from coder_eval.judges.scrub import ReferenceScrubber
 from coder_eval.judges.transcript import JudgeTranscript, write_transcript
 from coder_eval.judges.transport import ForcedTool, JudgeCallError, JudgeUnavailableError, ModelCall
@@ -70,8 +69,7 @@ def ask_judge(
     transcript.prompt = prompt
     started = time.monotonic()
     try:
-        source = ScriptedVerdict(services.script_entry(index, spec)) if services.backend == "script" else None
-        with services.channel(spec, source) as channel:
+        with services.channel(spec) as channel:
             transcript.route = channel.way
             assert channel.transport is not None
             request = ModelCall(
