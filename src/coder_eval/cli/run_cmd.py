@@ -62,6 +62,8 @@ Sets = Annotated[
 Model = Annotated[str | None, typer.Option("--model", "-m", help="Same as -D agent.model=...")]
 Driver = Annotated[str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (tempdir or docker).")]
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="DEBUG logging.")]
+LogFile = Annotated[Path | None, typer.Option("--log-file", help="Also write the log to this file.")]
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ class RunFlags:
     sets: Sets = None
     model: Model = None
     driver: Driver = None
+    verbose: Verbose = False
+    log_file: LogFile = None
 
 
 def _split(value: str | None) -> list[str]:
@@ -122,6 +126,10 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
     from coder_eval.engine.run import RunRequest, run_pipeline
     from coder_eval.loading.loader import SelectOptions
 
+    if flags.verbose or flags.log_file:
+        from coder_eval.cli.logging_setup import configure_logging
+
+        configure_logging(verbose=flags.verbose, log_file=flags.log_file)
     mode = _check_choices(flags)
     stream_factory = None
     if flags.stream:
@@ -168,7 +176,34 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         + f"; pass rate {rate}{cost}; records in {outcome.run_dir}",
         highlight=False,
     )
+    _log_rows(s.task_results)
     raise typer.Exit(outcome.exit_code)
+
+
+def _log_rows(rows: list[dict[str, Any]]) -> None:
+    """Each row at DEBUG; a row over its expected_turns (a soft target) as a warning, never a failure."""
+    import logging
+
+    from coder_eval.models.turns import over_expected_turns
+
+    log = logging.getLogger("coder_eval.run")
+    for row in rows:
+        log.debug(
+            "%s/%s #%s: %s score %s, %s turns",
+            row.get("variant_id"),
+            row.get("task_id"),
+            row.get("replicate_index"),
+            row.get("status"),
+            row.get("weighted_score"),
+            row.get("total_turns"),
+        )
+        if over_expected_turns(row):
+            log.warning(
+                "%s used %s agent turns, over its expected_turns of %s",
+                row.get("task_id"),
+                row.get("total_turns"),
+                row.get("expected_turns"),
+            )
 
 
 def _command(name: str, doc: str, *, grade: bool, omit: frozenset[str] = frozenset()) -> Callable[..., None]:

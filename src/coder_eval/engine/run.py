@@ -189,6 +189,9 @@ def run_pipeline(
     if on_plan is not None:
         on_plan(len(units))
     _load_agents(units)
+    from coder_eval.engine.pricing_check import warn_unpriced
+
+    warn_unpriced(units, resolve_backend(request.backend))
     gateway = start_gateway(request, units, run_dir)
     options = RunOptions(
         run_dir=run_dir,
