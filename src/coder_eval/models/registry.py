@@ -120,7 +120,8 @@ class Registry(Generic[T]):
     def _add_lazy(self, name: str, target: str) -> None:
         existing = self._entries.get(name)
         if existing is not None:
-            if _target_of(existing) != target:
+            # A bare-module target is satisfied by the entry that module registered when imported.
+            if target not in (_target_of(existing), getattr(existing, "__module__", None)):
                 raise RegistrationError(f"{self.what} {name!r} is already provided by {_label(existing)}")
             return
         taken = self._lazy.get(name)
