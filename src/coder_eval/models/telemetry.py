@@ -56,6 +56,8 @@ class CommandTelemetry(RecordModel):
     """One tool call."""
 
     tool_name: str
+    tool_kind: str | None = None
+    """Canonical kind of the tool (shell, read, write, edit, patch, search, ...), whatever the agent calls it."""
     parameters: dict[str, Any] = Field(default_factory=dict)
     status: Literal["success", "error", "unknown", "unresolved"] = "unknown"
     duration_ms: float = 0.0
@@ -133,6 +135,8 @@ class TurnRecord(RecordModel):
 class CommandStatistics(RecordModel):
     total_commands: int = 0
     commands_by_tool: dict[str, int] = Field(default_factory=dict)
+    commands_by_kind: dict[str, int] = Field(default_factory=dict)
+    """Calls per canonical tool kind (shell, read, edit, ...): comparable across agents."""
     total_command_time_ms: float = 0.0
     success_rate: float | None = None
     slowest_commands: list[dict[str, Any]] = Field(default_factory=list)
@@ -143,14 +147,18 @@ class CommandStatistics(RecordModel):
         if not commands:
             return cls()
         by_tool: dict[str, int] = {}
+        by_kind: dict[str, int] = {}
         for c in commands:
             by_tool[c.tool_name] = by_tool.get(c.tool_name, 0) + 1
+            if c.tool_kind is not None:
+                by_kind[c.tool_kind] = by_kind.get(c.tool_kind, 0) + 1
         decided = [c for c in commands if c.status in ("success", "error")]
         rate = sum(c.status == "success" for c in decided) / len(decided) if decided else None
         slowest = sorted(commands, key=lambda c: c.duration_ms, reverse=True)[:5]
         return cls(
             total_commands=len(commands),
             commands_by_tool=by_tool,
+            commands_by_kind=by_kind,
             total_command_time_ms=sum(c.duration_ms for c in commands),
             success_rate=rate,
             slowest_commands=[{"tool_name": c.tool_name, "duration_ms": c.duration_ms} for c in slowest],
