@@ -44,14 +44,12 @@ def survey() -> list[KindStatus]:
 
 
 def npm_package_of(name: str) -> NpmPackage:
-    """The pinned npm CLI of kind `name`, or a UsageError saying which kinds have one."""
-    from coder_eval.errors import UsageError
-
+    """The pinned npm CLI of kind `name`, or a LookupError saying which kinds have one."""
     kind = AGENTS.find(name)
     installable = sorted(n for n, k in AGENTS.entries() if k.binary is not None and k.binary.npm is not None)
     if kind is None:
-        raise UsageError(f"unknown agent kind {name!r}; kinds with an npm CLI: {', '.join(installable) or 'none'}")
+        raise LookupError(f"unknown agent kind {name!r}; kinds with an npm CLI: {', '.join(installable) or 'none'}")
     if kind.binary is None or kind.binary.npm is None:
         how = kind.binary.install if kind.binary is not None and kind.binary.install else "it needs no install"
-        raise UsageError(f"agent kind {name!r} has no npm CLI to install ({how})")
+        raise LookupError(f"agent kind {name!r} has no npm CLI to install ({how})")
     return kind.binary.npm

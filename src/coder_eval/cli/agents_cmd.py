@@ -53,7 +53,10 @@ def install(
     from coder_eval.agents.installs import install as do_install
     from coder_eval.errors import UsageError
 
-    packages = [npm_package_of(kind) for kind in kinds]  # every name is checked before anything is installed
+    try:  # every name is checked before anything is installed
+        packages = [npm_package_of(kind) for kind in kinds]
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
     for package in packages:
         try:
             result = do_install(package, force=force)
