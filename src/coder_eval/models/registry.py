@@ -178,7 +178,12 @@ class Registry(Generic[T]):
 
     @contextmanager
     def scratch(self) -> Iterator[Registry[T]]:
-        """For tests: registrations made inside the block are forgotten when it ends."""
+        """For tests: registrations made inside the block are forgotten when it ends.
+
+        Plugins are loaded first, so the snapshot holds them: they are loaded once per process and
+        would not come back if the block were the first to load them.
+        """
+        load_plugins_once()
         entries, lazy = dict(self._entries), dict(self._lazy)
         try:
             yield self
