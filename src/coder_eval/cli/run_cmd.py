@@ -16,6 +16,15 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
+from coder_eval.cli.executor_options import (
+    Executor,
+    RayAddress,
+    RayCpus,
+    RayMemory,
+    RayResource,
+    RaySharedDir,
+    executor_settings,
+)
 from coder_eval.cli.guard import guarded
 
 if TYPE_CHECKING:
@@ -96,6 +105,12 @@ class RunFlags:
     sets: Sets = None
     model: Model = None
     driver: Driver = None
+    executor: Executor = "local"
+    ray_address: RayAddress = None
+    ray_cpus: RayCpus = 1.0
+    ray_memory: RayMemory = None
+    ray_resource: RayResource = None
+    ray_shared_run_dir: RaySharedDir = False
     verbose: Verbose = False
     log_file: LogFile = None
 
@@ -160,6 +175,15 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         model=flags.model,
         driver=flags.driver,
         stream_factory=stream_factory,
+        executor=flags.executor,
+        executor_settings=executor_settings(
+            flags.executor,
+            flags.ray_address,
+            flags.ray_cpus,
+            flags.ray_memory,
+            flags.ray_resource,
+            flags.ray_shared_run_dir,
+        ),
         select=SelectOptions(
             sample=flags.sample,
             sample_per_stratum=flags.sample_per_stratum,

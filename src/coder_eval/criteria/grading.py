@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.registry import checker_for
 from coder_eval.criteria.scoring import all_gating_passed, anything_graded, weighted_score
-from coder_eval.errors import CheckerMisuseError
+from coder_eval.errors import CheckerMisuseError, CriterionUnavailableError
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.status import FinalStatus
@@ -20,13 +20,17 @@ class Grade:
 
     results: list[CriterionResult]
     config_errors: list[str] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+    """Criteria that could not run here (missing credential or extra); the run ends ERROR."""
+    gate: bool | None = None
+    """Set when another rule decides the verdict (the armed gate of an early-stopped run)."""
     unevaluated_gating: list[str] = field(default_factory=list)
-    """Gating criteria that could not be graded (a judge that did not run, a missing checker)."""
+    """Other gating criteria that were not evaluated (no checker in this install, say)."""
 
     @property
     def problems(self) -> list[str]:
-        """Why the grade is ERROR: configuration errors, then gating criteria left ungraded."""
-        return [*self.config_errors, *self.unevaluated_gating]
+        """Why the grade is ERROR: configuration errors, unavailable criteria, ungraded gates."""
+        return [*self.config_errors, *self.unavailable, *self.unevaluated_gating]
 
     @property
     def weighted_score(self) -> float | None:
@@ -34,10 +38,12 @@ class Grade:
 
     @property
     def status(self) -> FinalStatus:
-        if self.config_errors or self.unevaluated_gating:
+        if self.problems:
             return FinalStatus.ERROR  # a verdict that skipped a gate is no verdict
         if not anything_graded(self.results):
             return FinalStatus.NOT_GRADED
+        if self.gate is not None:
+            return FinalStatus.SUCCESS if self.gate else FinalStatus.FAILURE
         return FinalStatus.SUCCESS if all_gating_passed(self.results) else FinalStatus.FAILURE
 
 
@@ -56,32 +62,44 @@ def _not_evaluated(spec: BaseCriterion, why: str) -> CriterionResult:
 
 def grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None]:
     """One result, plus a configuration error message when the task itself is at fault."""
+    result, config_error, _ = _grade_one(spec, ctx)
+    return result, config_error
+
+
+def _grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None, str | None]:
+    """(result, configuration error, why the criterion could not run here)."""
     if spec.requires_agent and ctx.turns is None:
-        return _not_evaluated(spec, f"{spec.type} reads the agent's trajectory; no agent ran here"), None
+        return _not_evaluated(spec, f"{spec.type} reads the agent's trajectory; no agent ran here"), None, None
     checker = checker_for(spec.type)
     if checker is None:
-        return _not_evaluated(spec, f"this version of Coder Eval cannot grade {spec.type} criteria"), None
+        return _not_evaluated(spec, f"this version of Coder Eval cannot grade {spec.type} criteria"), None, None
     try:
-        return checker.check(spec, ctx), None
+        return checker.check(spec, ctx), None, None
+    except CriterionUnavailableError as exc:
+        result = _not_evaluated(spec, str(exc))
+        result.error = f"{spec.type} ({spec.description}) could not run: {exc}"
+        return result, None, result.error
     except CheckerMisuseError as exc:
         message = f"task configuration error in {spec.type} ({spec.description}): {exc}"
         result = _not_evaluated(spec, str(exc))
         result.error = message
-        return result, message
+        return result, message, None
     except Exception as exc:  # a checker bug must not lose the other results
         result = _not_evaluated(spec, "the checker crashed")
         result.evaluation_status = "evaluated"
         result.error = f"{exc.__class__.__name__}: {exc}"
-        return result, None
+        return result, None, None
 
 
 def grade(criteria: Sequence[BaseCriterion], ctx: CheckContext) -> Grade:
     out = Grade(results=[])
     for spec in criteria:
-        result, config_error = grade_one(spec, ctx)
+        result, config_error, unavailable = _grade_one(spec, ctx)
         out.results.append(result)
         if config_error:
             out.config_errors.append(config_error)
+        elif unavailable:
+            out.unavailable.append(unavailable)
         elif result.gating and result.evaluation_status == "not_evaluated" and not _agentless(spec, ctx):
             out.unevaluated_gating.append(
                 f"gating criterion {spec.type} ({spec.description}) was not evaluated: {result.details}"
