@@ -252,7 +252,8 @@ def test_a_gating_criterion_that_was_not_evaluated_ends_the_unit_error(tmp_path:
             "pre_run": [{"command": "echo hi > a.txt"}],
             "success_criteria": [
                 {"type": "file_exists", "path": "a.txt", "description": "exists"},
-                {"type": "llm_judge", "description": "quality", "prompt": "Is it good?", "files": ["a.txt"]},
+                # agent_judge has a schema but no checker in this version: it cannot be evaluated
+                {"type": "agent_judge", "description": "quality", "prompt": "Is it good?", "files": ["a.txt"]},
             ],
         },
     )
