@@ -16,6 +16,7 @@ def register(_registrar: Any = None) -> None:
     from coder_eval.agents.codex import CODEX
     from coder_eval.agents.none_agent import NONE
     from coder_eval.agents.opencode import OPENCODE
+    from coder_eval.agents.gemini_cli import GEMINI_CLI
     from coder_eval.agents.pi import PI
     from coder_eval.agents.registry import declare_agent
     from coder_eval.criteria.registry import declare_builtin_criterion
@@ -24,7 +25,7 @@ def register(_registrar: Any = None) -> None:
     from coder_eval.models.criteria import BUILTIN_CRITERIA
     from coder_eval.sandbox.drivers import register_builtin_drivers
 
-    for kind in (CLAUDE_CODE, NONE, CODEX, OPENCODE, PI, ANTIGRAVITY):
+    for kind in (CLAUDE_CODE, NONE, CODEX, OPENCODE, PI, ANTIGRAVITY, GEMINI_CLI):
         declare_agent(kind)
     for spec in BUILTIN_CRITERIA:
         declare_builtin_criterion(spec)
