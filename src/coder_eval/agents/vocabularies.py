@@ -174,19 +174,37 @@ PI_TOOLS = ToolVocabulary(
 ANTIGRAVITY_TOOLS = ToolVocabulary(
     tools={
         "run_command": "shell",
+        "write_to_file": "write",
         "create_file": "write",
+        "replace_file_content": "edit",
+        "multi_replace_file_content": "edit",
         "edit_file": "edit",
         "view_file": "read",
+        "grep_search": "search",
         "search_directory": "search",
+        "find_by_name": "search",
         "find_file": "search",
+        "list_dir": "list",
         "list_directory": "list",
+        "invoke_subagent": "task",
         "start_subagent": "task",
         "search_web": "fetch",
+        "read_url_content": "fetch",
+        "manage_task": "other",
     },
     arguments={
         "path": ("TargetFile", "AbsolutePath", "file_path", "path"),
         "content": ("CodeContent", "content"),
-        "command": ("CommandLine", "command"),
+        "old": ("TargetContent",),
+        "new": ("ReplacementContent",),
+        "command": ("CommandLine", "command_line", "command"),
+    },
+    defaults={
+        # The harness runs a command in `Cwd` and waits this long before moving it to the background.
+        "run_command": {"Cwd": "{cwd}", "WaitMsBeforeAsync": 10000},
+        "write_to_file": {"Overwrite": True},
+        "replace_file_content": {"StartLine": 1, "EndLine": 100000, "AllowMultiple": False},
     },
 )
-"""Google Antigravity: snake_case names, PascalCase arguments (`TargetFile`, `CodeContent`, `CommandLine`)."""
+"""Google Antigravity's local harness: snake_case names, PascalCase arguments (`TargetFile`,
+`CodeContent`, `CommandLine`); its events report some arguments in snake_case (`command_line`)."""
