@@ -76,12 +76,11 @@ class StepTranslator:
         parent = self._open.get(step.parent_trajectory_id) if step.depth else None
         if kind == "TOOL_CALL" and step.tool_calls:
             self._tool(step, status, parent)
-        elif kind == "TEXT_RESPONSE" and _value(step.source) == "MODEL" and status == "DONE":
-            if step.id not in self._text_steps and step.depth == 0:
-                self._text_steps.add(step.id)
-                self._model_call()
-                self._texts.append(step.content)
-                self.collector(TextChunkEvent(text=step.content))
+        elif kind == "TEXT_RESPONSE" and self._new_answer(step, status):
+            self._text_steps.add(step.id)
+            self._model_call()
+            self._texts.append(step.content)
+            self.collector(TextChunkEvent(text=step.content))
         if status == "ERROR" and kind != "TOOL_CALL":
             self.error = step.error or "the harness reported an error"
             self.http_code = int(getattr(step, "http_code", 0) or 0)
@@ -111,6 +110,11 @@ class StepTranslator:
                     result_summary=str(summary or "")[-4000:],
                 )
             )
+
+    def _new_answer(self, step: Any, status: str) -> bool:
+        """A finished top-level model answer not seen before."""
+        top_level = step.depth == 0 and step.id not in self._text_steps
+        return top_level and _value(step.source) == "MODEL" and status == "DONE"
 
     def _model_call(self) -> None:
         if not self._last_source_model:
