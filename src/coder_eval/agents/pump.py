@@ -1,9 +1,11 @@
 """The event loop of a CLI-driven turn: feed events, enforce the tool-call cap and cooperative stop.
 
 A CLI without a turn cap of its own gets one here, counted in tool calls (the visible turns):
-when a tool call would start past `max_turns`, or `should_stop` says so, the CLI's group is
-killed and the turn ends cleanly with what it did. A cancellation (turn timeout, task deadline)
-kills the group first and then goes on, so the base class keeps the partial turn.
+when a tool call starts past `max_turns`, or `should_stop` says so, the CLI's group is killed and
+the turn ends cleanly with what it did. The CLIs report a call as it starts running, so the call
+past the cap is recorded (unresolved) and may have begun before the kill lands. A cancellation
+(turn timeout, task deadline) kills the group first and then goes on, so the base class keeps
+the partial turn.
 """
 
 from __future__ import annotations
@@ -59,9 +61,10 @@ async def _read(
     starts_tool: Callable[[dict[str, Any]], bool],
 ) -> Cut | None:
     async for event in process.events():
-        if turn.max_turns is not None and starts_tool(event) and turn.emit.visible_turn_count >= turn.max_turns:
-            return "max_turns"
+        capped = turn.max_turns is not None and starts_tool(event) and turn.emit.visible_turn_count >= turn.max_turns
         feed(event)
+        if capped:
+            return "max_turns"
         if turn.should_stop is not None and turn.should_stop():
             return "stopped"
     return None

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import typer
 
-from coder_eval.cli import aggregate_cmd, board_cmd, evaluate_cmd, plan_cmd, report_cmd, run_cmd, schema_cmd
+from coder_eval.cli import (
+    agents_cmd,
+    aggregate_cmd,
+    board_cmd,
+    evaluate_cmd,
+    plan_cmd,
+    report_cmd,
+    run_cmd,
+    schema_cmd,
+)
 
 app = typer.Typer(
     name="coder-eval",
@@ -40,6 +49,7 @@ app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("report")(report_cmd.report)
 app.command("aggregate")(aggregate_cmd.aggregate)
 app.command("board")(board_cmd.board)
+app.add_typer(agents_cmd.agents_app, name="agents")
 
 
 def main() -> None:

@@ -61,8 +61,7 @@ class CommandTelemetry(RecordModel):
 
     tool_name: str = Field(description="The tool the agent called.")
     tool_kind: str | None = Field(
-        None,
-        description="Canonical kind of the tool (shell, read, write, edit, patch, search, ...), whatever the agent calls it.",
+        None, description="Canonical kind of the tool (shell, read, write, edit, patch, search, ...), whatever its name."
     )
     parameters: dict[str, Any] = Field(default_factory=dict, description="The call's arguments.")
     status: Literal["success", "error", "unknown", "unresolved"] = Field(
@@ -154,8 +153,7 @@ class CommandStatistics(RecordModel):
     total_commands: int = Field(0, description="Tool calls over every turn.")
     commands_by_tool: dict[str, int] = Field(default_factory=dict, description="Tool name -> number of calls.")
     commands_by_kind: dict[str, int] = Field(
-        default_factory=dict,
-        description="Canonical tool kind (shell, read, edit, ...) -> number of calls; comparable across agents.",
+        default_factory=dict, description="Canonical tool kind -> number of calls (comparable across agents)."
     )
     total_command_time_ms: float = Field(0.0, description="Sum of tool-call durations.")
     success_rate: float | None = Field(

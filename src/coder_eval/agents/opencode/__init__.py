@@ -6,8 +6,8 @@ package; `coder-eval agents install opencode` puts the pinned version in a user-
 
 from __future__ import annotations
 
-from coder_eval.agents.installs import NpmPackage, npm_binary
-from coder_eval.agents.kind import AgentKind
+from coder_eval.agents.installs import npm_binary
+from coder_eval.agents.kind import AgentKind, NpmPackage
 from coder_eval.agents.opencode.config import OpenCodeConfig
 from coder_eval.agents.vocabularies import OPENCODE_TOOLS
 
