@@ -14,9 +14,9 @@ def register(_registrar: Any = None) -> None:
     from coder_eval.agents.antigravity import ANTIGRAVITY
     from coder_eval.agents.claude_code import CLAUDE_CODE
     from coder_eval.agents.codex import CODEX
+    from coder_eval.agents.gemini_cli import GEMINI_CLI
     from coder_eval.agents.none_agent import NONE
     from coder_eval.agents.opencode import OPENCODE
-    from coder_eval.agents.gemini_cli import GEMINI_CLI
     from coder_eval.agents.pi import PI
     from coder_eval.agents.registry import declare_agent
     from coder_eval.criteria.registry import declare_builtin_criterion

@@ -155,10 +155,11 @@ class AntigravityAgent(Agent[AntigravityConfig]):
         """Send the prompt and feed steps until the harness is idle; "max_turns"/"stopped" on a cut."""
         await conversation.send(turn.prompt)
         async for step in conversation.receive_steps():
+            capped = turn.max_turns is not None and turn.emit.visible_turn_count >= turn.max_turns
             starting = translator.starts_tool(step)
-            if starting and turn.max_turns is not None and turn.emit.visible_turn_count >= turn.max_turns:
-                return "max_turns"
             translator.feed(step)
+            if starting and capped:
+                return "max_turns"  # the call past the cap is recorded, unresolved, and cut
             if turn.should_stop is not None and turn.should_stop():
                 return "stopped"
         if self._harness_gone():

@@ -101,8 +101,9 @@ class StepTranslator:
         if status in ("DONE", "ERROR", "CANCELED") and step.id not in self._closed:
             self._closed.add(step.id)
             self._last_source_model = False
-            failed = status != "DONE"
-            summary = step.error if failed and step.error else step.content
+            args = call.args if isinstance(call.args, dict) else {}
+            failed = status != "DONE" or str(args.get("exit_code", "0")).strip() not in ("0", "")
+            summary = step.error if status != "DONE" and step.error else _output(args, step.content)
             self.collector(
                 ToolEndEvent(
                     tool_use_id=step.id,
@@ -128,6 +129,15 @@ class StepTranslator:
     @staticmethod
     def _kind(step: Any) -> str:
         return _value(step.type)
+
+
+def _output(args: dict[str, Any], fallback: str) -> str:
+    """What the tool returned: the harness appends it to the call's arguments (a command's output)."""
+    for key in ("combined_output", "stdout", "output", "result"):
+        value = args.get(key)
+        if isinstance(value, str):
+            return value.replace("\r\n", "\n")
+    return fallback
 
 
 def _value(member: Any) -> str:
