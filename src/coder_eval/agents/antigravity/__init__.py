@@ -6,6 +6,7 @@ needs it. The harness binary ships inside the `google-antigravity` wheel.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 from pathlib import Path
 
@@ -29,11 +30,21 @@ def find_harness() -> str | None:
     return None
 
 
+def sdk_version(_path: str) -> str | None:
+    """The installed google-antigravity wheel's version (the harness binary has no --version)."""
+    try:
+        return f"google-antigravity {importlib.metadata.version('google-antigravity')}"
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 ANTIGRAVITY = AgentKind(
     name="antigravity",
     config=AntigravityConfig,
     implementation="coder_eval.agents.antigravity.agent:AntigravityAgent",
-    binary=Binary("localharness", find=find_harness, install="pip install 'coder-eval[antigravity]'"),
+    binary=Binary(
+        "localharness", find=find_harness, install="pip install 'coder-eval[antigravity]'", version=sdk_version
+    ),
     credentials=("GEMINI_API_KEY",),
     protocols=("gemini",),
     gateway_env={"GOOGLE_GEMINI_BASE_URL": "{base_url}", "GEMINI_API_KEY": "{token}"},

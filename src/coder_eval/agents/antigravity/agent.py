@@ -119,11 +119,12 @@ class AntigravityAgent(Agent[AntigravityConfig]):
             (self.root / "save").mkdir(exist_ok=True)
             self._stack = contextlib.AsyncExitStack()
             try:
-                self._sdk = await self._stack.enter_async_context(SdkAgent(self.sdk_config()))
+                started = await self._stack.enter_async_context(SdkAgent(self.sdk_config()))
             except Exception as exc:
                 await self._close()
                 raise AgentCrashError(f"the Antigravity harness did not start: {exc}") from exc
-            self.conversation_id = self._sdk.conversation_id or self.conversation_id
+            self._sdk = started
+            self.conversation_id = started.conversation_id or self.conversation_id
         return self._sdk.conversation
 
     async def run_turn(self, turn: Turn) -> TurnEnd:
