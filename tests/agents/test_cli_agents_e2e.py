@@ -117,7 +117,9 @@ def sleepers(token: str) -> list[int]:
 
 def test_turn_timeout_kills_the_cli_group(kind: str, tmp_path: Path) -> None:
     doc = agent_task(kind, "slow", "Wait.", [{"type": "file_exists", "path": "never.txt", "description": "never"}])
-    doc["run_limits"] = {"turn_timeout": 25}  # OpenCode alone may take 10 s to start on a busy machine
+    # Codex hands a command still running after 10 s back to the model (it goes on in the
+    # background), so its turn must time out before that; OpenCode may need 10 s just to start.
+    doc["run_limits"] = {"turn_timeout": {"codex": 6, "opencode": 25}[kind]}
     token = f"{os.getpid() % 1000 + 100}.{int(time.time()) % 97 + 1}"  # an unusual `sleep` argument
     command = f"sleep {token} & wait"
     script = {"steps": [{"run_command": "echo first > first.txt"}, {"run_command": command}, {"reply": "never"}]}

@@ -12,12 +12,13 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from coder_eval.common.process_tree import kill_tree
+from coder_eval.common.process_tree import kill_tree, send
 from coder_eval.sandbox.environment import Launch
 
 _LINE_LIMIT = 64 * 1024 * 1024
@@ -81,6 +82,8 @@ class JsonlProcess:
         except TimeoutError:
             self.kill()
             code = await self._proc.wait()
+        # Whatever the CLI left running in its group (a background command) ends with it.
+        send(self._proc.pid, signal.SIGKILL, group=True)
         if self._stderr_task is not None:
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(self._stderr_task, 2.0)

@@ -6,7 +6,7 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
@@ -16,6 +16,9 @@ from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
+
+if TYPE_CHECKING:
+    from coder_eval.judges.services import JudgeServices
 
 SpecT = TypeVar("SpecT", bound=BaseCriterion)
 
@@ -33,6 +36,8 @@ class CheckContext:
     base_env: dict[str, str] | None = None
     environment: SandboxEnvironment | None = None
     """Where criterion commands run; without one they run on the host in `root`."""
+    judges: JudgeServices | None = None
+    """Model routes, dialog and transcript directory for judge criteria (None outside a run)."""
 
     def resolve(self, pattern: str) -> Resolution:
         return resolve_paths(self.root, pattern, self.ignore)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,21 @@ from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
-from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
+from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
+from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
+from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
+from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
-from coder_eval.models.results import CommandResult, EvaluationResult
+from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.drivers import PreservationMode
@@ -43,6 +48,8 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     stream_factory: Callable[[RunUnit], StreamCallback] | None = None
     model_link: ModelLink | None = None
+    gateway_spec: GatewaySpec | None = None
+    """How the run's gateway is built; executors that host their own gateways start them from it."""
 
 
 @dataclass
@@ -62,6 +69,9 @@ class UnitState:
     post_run: list[CommandResult] = field(default_factory=list)
     sandbox_path: Path | None = None
     env_info: dict[str, Any] = field(default_factory=dict)
+    judges: JudgeServices | None = None
+    early_stop: EarlyStopInfo | None = None
+    simulation: dict[str, Any] | None = None
 
     def fail(self, status: FinalStatus, message: str) -> None:
         if self.status is None:
@@ -69,7 +79,9 @@ class UnitState:
             self.log.add(f"{status.value}: {message}")
 
 
-def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None) -> CheckContext:
+def _checker(
+    sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None, judges: JudgeServices | None
+) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
         ignore=sandbox.ignore,
@@ -77,6 +89,7 @@ def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: lis
         reference_dir=reference,
         turns=turns,
         environment=sandbox.live,
+        judges=judges,
     )
 
 
@@ -117,11 +130,10 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
     try:
         await agent.start(sandbox.live)
         state.env_info.update(agent.environment_info())
-        prompt = unit.task.definition.initial_prompt or ""
         terminal = options.stream_factory(unit) if options.stream_factory else None
         stream = compose(log_writer(state.log.add), terminal)
-        limits = unit.task.definition.run_limits
-        await run_turn(agent, prompt, limits, retry=options.retry, log=state.log, stream=stream, phase=state.phase)
+        grader = partial(_grade_now, state, sandbox)
+        await drive_agent(agent, state, stream, options.retry, grader)
     finally:
         await asyncio.to_thread(agent.kill_sync)
         await agent.stop()
@@ -139,6 +151,13 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
     await _agent_phase(state, sandbox, options)
 
 
+def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
+    """Grade the sandbox as it is now (dialog mode checks criteria between exchanges)."""
+    reference = state.judges.reference_dir if state.judges is not None else None
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+    return grade(list(state.unit.task.definition.success_criteria), ctx)
+
+
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
     definition = state.unit.task.definition
     try:
@@ -146,14 +165,15 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
     except ReferenceTamperedError as exc:
         state.fail(FinalStatus.ERROR, str(exc))
         return
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns)
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
             diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
-    elif options.grade:
+    elif options.grade and state.grade is None:
         state.grade = grade(list(definition.success_criteria), ctx)
+        apply_early_stop_gate(state, state.grade)
     if options.grade and not pre_run_failed:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
         env = {"TASK_DIR": str(state.unit.task.task_dir)}
@@ -164,6 +184,8 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
     definition = state.unit.task.definition
     ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
     with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
+        state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
+        state.judges.reference_dir = reference
         limit = definition.run_limits.task_timeout
         try:
             async with asyncio.timeout(limit):

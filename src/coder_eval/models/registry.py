@@ -120,7 +120,8 @@ class Registry(Generic[T]):
     def _add_lazy(self, name: str, target: str) -> None:
         existing = self._entries.get(name)
         if existing is not None:
-            if _target_of(existing) != target:
+            # A bare-module target is satisfied by the entry that module registered when imported.
+            if target not in (_target_of(existing), getattr(existing, "__module__", None)):
                 raise RegistrationError(f"{self.what} {name!r} is already provided by {_label(existing)}")
             return
         taken = self._lazy.get(name)
@@ -139,13 +140,12 @@ class Registry(Generic[T]):
     def _resolve(self, name: str) -> T | None:
         if name not in self._entries and name not in self._lazy:
             load_plugins_once()
-        target = self._lazy.pop(name, None)
+        target = self._lazy.get(name)
         if target is not None:
-            try:
-                loaded = import_target(target)
-            except BaseException:
-                self._lazy[name] = target
-                raise
+            # Popped only once imported: a second thread looking the name up meanwhile imports too,
+            # and the import system makes it wait for the first import to finish.
+            loaded = import_target(target)
+            self._lazy.pop(name, None)
             if ":" in target:
                 self._entries.setdefault(name, loaded)
             elif name not in self._entries:  # a bare module registers its entry when imported
@@ -178,7 +178,12 @@ class Registry(Generic[T]):
 
     @contextmanager
     def scratch(self) -> Iterator[Registry[T]]:
-        """For tests: registrations made inside the block are forgotten when it ends."""
+        """For tests: registrations made inside the block are forgotten when it ends.
+
+        Plugins are loaded first, so the snapshot holds them: they are loaded once per process and
+        would not come back if the block were the first to load them.
+        """
+        load_plugins_once()
         entries, lazy = dict(self._entries), dict(self._lazy)
         try:
             yield self

@@ -61,8 +61,7 @@ class CommandTelemetry(RecordModel):
 
     tool_name: str = Field(description="The tool the agent called.")
     tool_kind: str | None = Field(
-        None,
-        description="Canonical kind of the tool (shell, read, write, edit, patch, search, ...), whatever its name.",
+        None, description="Canonical kind of the tool (shell, read, write, edit, patch, search, ...)."
     )
     parameters: dict[str, Any] = Field(default_factory=dict, description="The call's arguments.")
     status: Literal["success", "error", "unknown", "unresolved"] = Field(

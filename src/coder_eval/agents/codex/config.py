@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.agent import BaseAgentConfig
 
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 ReasoningEffort = Literal["minimal", "low", "medium", "high", "xhigh"]
+_OWNED = frozenset(
+    {"model", "model_provider", "model_providers", "sandbox_mode", "developer_instructions", "model_reasoning_effort"}
+)
 
 
 class CodexConfig(BaseAgentConfig):
@@ -29,6 +32,17 @@ class CodexConfig(BaseAgentConfig):
         description="Extra Codex configuration keys (dotted paths allowed), each passed as `-c key=value`.",
     )
     cli_path: str | None = Field(None, description="A Codex CLI to run instead of the one in openai-codex-cli-bin.")
+
+    @field_validator("sdk_options")
+    @classmethod
+    def _harness_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for key in value:
+            if key.split(".")[0] in _OWNED:
+                raise ValueError(
+                    f"sdk_options may not set {key}: the harness sets it (the gateway route, the sandbox) "
+                    "or a typed field does (model, sandbox_mode, reasoning_effort, system_prompt)"
+                )
+        return value
 
     @model_validator(mode="after")
     def _append_only(self) -> CodexConfig:
