@@ -140,6 +140,7 @@ GEMINI_CLI_TOOLS = ToolVocabulary(
         "google_web_search": "fetch",
         "write_todos": "todo",
         "save_memory": "other",
+        "activate_skill": "skill",
     },
     arguments={
         "path": ("file_path", "absolute_path"),
@@ -147,6 +148,7 @@ GEMINI_CLI_TOOLS = ToolVocabulary(
         "old": ("old_string",),
         "new": ("new_string",),
         "command": ("command",),
+        "skill": ("name",),
     },
 )
 """Gemini CLI: snake_case names; `read_file` takes `absolute_path` in older builds, `file_path` in newer."""
