@@ -119,7 +119,10 @@ def test_turn_timeout_kills_the_cli_group(kind: str, tmp_path: Path) -> None:
     doc = agent_task(kind, "slow", "Wait.", [{"type": "file_exists", "path": "never.txt", "description": "never"}])
     # Codex hands a command still running after 10 s back to the model (it goes on in the
     # background), so its turn must time out before that; OpenCode may need 10 s just to start.
-    doc["run_limits"] = {"turn_timeout": {"codex": 6, "opencode": 25}[kind]}
+    # Antigravity's harness moves a command to the background after 10 s as well (its wait time);
+    # Pi and Gemini CLI wait for the command and take a few seconds to start.
+    limits = {"codex": 6, "opencode": 25, "antigravity": 6, "pi": 20, "gemini-cli": 20}
+    doc["run_limits"] = {"turn_timeout": limits[kind]}
     token = f"{os.getpid() % 1000 + 100}.{int(time.time()) % 97 + 1}"  # an unusual `sleep` argument
     command = f"sleep {token} & wait"
     script = {"steps": [{"run_command": "echo first > first.txt"}, {"run_command": command}, {"reply": "never"}]}
