@@ -15,6 +15,7 @@ BUILTIN_AGENTS = (
     ("opencode", "coder_eval.agents.opencode", "OPENCODE", "OpenCodeConfig"),
     ("pi", "coder_eval.agents.pi", "PI", "PiConfig"),
     ("antigravity", "coder_eval.agents.antigravity", "ANTIGRAVITY", "AntigravityConfig"),
+    ("gemini-cli", "coder_eval.agents.gemini_cli", "GEMINI_CLI", "GeminiCliConfig"),
 )
 """(kind, declaration module, its AgentKind, its config class): each module is imported when a task names it."""
 

@@ -1,7 +1,8 @@
 """Helpers for the end-to-end tests of CLI-driven agents (codex, opencode, ...): which are here.
 
 Locally a kind whose binary is missing is skipped; in CI (`CI=true`) it is a failure, since CI
-installs every agent it tests (`pip install .[codex]`, `coder-eval agents install opencode`).
+installs every agent it tests (`pip install .[dev]` brings codex and antigravity,
+`coder-eval agents install opencode pi gemini-cli` the npm CLIs).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 
 from coder_eval.agents.registry import AGENTS
 
-CLI_KINDS = ("codex", "opencode")
+CLI_KINDS = ("codex", "opencode", "pi", "gemini-cli", "antigravity")
 """The kinds these tests drive; a new agent joins by adding its name here."""
 
 

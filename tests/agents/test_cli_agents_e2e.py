@@ -21,7 +21,13 @@ from test_claude_code_e2e import alive, explain, run_cli, task_json, trajectory,
 
 pytestmark = pytest.mark.slow
 
-UPSTREAM_VAR = {"codex": "CODER_EVAL_UPSTREAM_OPENAI_RESPONSES", "opencode": "CODER_EVAL_UPSTREAM_OPENAI_CHAT"}
+UPSTREAM_VAR = {
+    "codex": "CODER_EVAL_UPSTREAM_OPENAI_RESPONSES",
+    "opencode": "CODER_EVAL_UPSTREAM_OPENAI_CHAT",
+    "pi": "CODER_EVAL_UPSTREAM_OPENAI_CHAT",
+    "gemini-cli": "CODER_EVAL_UPSTREAM_GEMINI",
+    "antigravity": "CODER_EVAL_UPSTREAM_GEMINI",
+}
 
 
 def agent_task(kind: str, task_id: str, prompt: str, criteria: list[dict[str, Any]], **agent: Any) -> dict[str, Any]:
@@ -91,8 +97,9 @@ def test_turn_cap_is_graded_with_the_calls_made(kind: str, tmp_path: Path) -> No
     (turn,) = record["iterations"]
     assert turn["max_turns_exhausted"]
     # The call past the cap is recorded and cut: Codex reports it as it starts (unresolved), OpenCode
-    # only once it has finished (one terminal event), so there it ran. Nothing after it runs.
-    third = {"codex": "unresolved", "opencode": "success"}[kind]
+    # only once it has finished (one terminal event), so there it ran; Pi, Gemini CLI and Antigravity
+    # announce a call before running it, like Codex. Nothing after it runs.
+    third = {"opencode": "success"}.get(kind, "unresolved")
     assert [c["status"] for c in turn["commands"]] == ["success", "success", third]
     assert not (workspace(record) / "d.txt").exists()
 
@@ -112,7 +119,10 @@ def test_turn_timeout_kills_the_cli_group(kind: str, tmp_path: Path) -> None:
     doc = agent_task(kind, "slow", "Wait.", [{"type": "file_exists", "path": "never.txt", "description": "never"}])
     # Codex hands a command still running after 10 s back to the model (it goes on in the
     # background), so its turn must time out before that; OpenCode may need 10 s just to start.
-    doc["run_limits"] = {"turn_timeout": {"codex": 6, "opencode": 25}[kind]}
+    # Antigravity's harness moves a command to the background after 10 s as well (its wait time);
+    # Pi and Gemini CLI wait for the command and take a few seconds to start.
+    limits = {"codex": 6, "opencode": 25, "antigravity": 6, "pi": 20, "gemini-cli": 20}
+    doc["run_limits"] = {"turn_timeout": limits[kind]}
     token = f"{os.getpid() % 1000 + 100}.{int(time.time()) % 97 + 1}"  # an unusual `sleep` argument
     command = f"sleep {token} & wait"
     script = {"steps": [{"run_command": "echo first > first.txt"}, {"run_command": command}, {"reply": "never"}]}
@@ -153,10 +163,14 @@ def test_budget_refused_mid_turn(kind: str, tmp_path: Path) -> None:
 
 def test_crashing_cli_is_an_error_with_the_partial_turn(kind: str, tmp_path: Path) -> None:
     """A CLI that dies mid-turn: ERROR, its stderr in the message, the events it printed kept."""
+    if kind == "antigravity":
+        return crash_the_harness(tmp_path)
     fake = tmp_path / "dying-cli"
     tool = {
         "codex": '{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"ls"}}',
         "opencode": '{"type":"step_start","sessionID":"s1","part":{}}',
+        "pi": '{"type":"tool_execution_start","toolCallId":"c1","toolName":"bash","args":{"command":"ls"}}',
+        "gemini-cli": '{"type":"tool_use","tool_name":"run_shell_command","tool_id":"c1","parameters":{}}',
     }[kind]
     fake.write_text(f"#!/bin/sh\necho '{tool}'\necho 'segfault in the agent' >&2\nexit 139\n", encoding="utf-8")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
@@ -168,8 +182,21 @@ def test_crashing_cli_is_an_error_with_the_partial_turn(kind: str, tmp_path: Pat
     assert "139" in (record["error_message"] or "")
     turn = record["iterations"][-1]
     assert turn["crashed"]
-    if kind == "codex":
+    if kind in ("codex", "pi", "gemini-cli"):
         assert [c["status"] for c in turn["commands"]] == ["unresolved"]
+
+
+def crash_the_harness(tmp_path: Path) -> None:
+    """Antigravity's harness is not a CLI the task can replace: a command kills it mid-turn instead."""
+    doc = agent_task("antigravity", "crash", "Anything.", [{"type": "file_exists", "path": "x", "description": "x"}])
+    # The command's shell is a child of the harness: kill its parent from inside.
+    steps = [{"run_command": "echo ok > first.txt"}, {"run_command": "kill -KILL $PPID"}]
+    record, proc = run_task(tmp_path, doc, {"steps": [*steps, {"reply": "never reached"}]})
+    assert record["final_status"] == "ERROR", explain(record, proc)
+    assert "harness" in (record["error_message"] or "")
+    turn = record["iterations"][-1]
+    assert turn["crashed"]
+    assert [c["status"] for c in turn["commands"]][:1] == ["success"], "the partial turn keeps the finished call"
 
 
 def test_record_then_replay(kind: str, tmp_path: Path) -> None:

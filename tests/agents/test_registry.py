@@ -236,15 +236,6 @@ def test_create_agent_wrong_config_for_plugin_kind() -> None:
         create_agent(kind, NoAgentConfig(), task_id="t")
 
 
-@pytest.mark.parametrize("kind", ["antigravity", "pi"])
-def test_create_agent_schema_only_kind(kind: str) -> None:
-    declared = agent_kind(kind)
-    if declared.has_implementation:
-        pytest.skip(f"{kind} has an implementation in this installation")
-    with pytest.raises(LookupError, match="no implementation"):
-        create_agent(kind, declared.config(), task_id="t")
-
-
 def test_create_agent_schema_only_plugin_kind() -> None:
     kind, cfg = fresh_kind(), config_class()
     declare_agent(AgentKind(name=kind, config=cfg))

@@ -6,10 +6,14 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
+from coder_eval.agents.kind import AgentKind
+from coder_eval.agents.registry import AGENTS, declare_agent
 from coder_eval.engine.agent_phase import RetryPolicy
+from coder_eval.models.agent import AGENT_CONFIGS, BaseAgentConfig
 from coder_eval.models.status import FinalStatus
 from coder_eval.sandbox.drivers import PreservationMode
 from conftest import base_task
@@ -239,8 +243,15 @@ def test_records_are_complete_json(run_task, tmp_path):
     assert not list(Path(tmp_path / "run").rglob(".*.tmp"))
 
 
+class SchemaOnlyConfig(BaseAgentConfig):
+    type: Literal["schema-only-test"] = "schema-only-test"
+
+
 def test_agent_kind_without_a_runner_is_an_error_not_a_crash(run_task):
-    result = run_task(base_task(agent={"type": "pi"}))
+    # Every built-in kind has a runner now: a kind declared with its schema only stands in.
+    with AGENTS.scratch(), AGENT_CONFIGS.scratch():
+        declare_agent(AgentKind(name="schema-only-test", config=SchemaOnlyConfig))
+        result = run_task(base_task(agent={"type": "schema-only-test"}))
     assert result.final_status is FinalStatus.ERROR
     assert "no implementation" in (result.error_message or "")
 

@@ -234,7 +234,38 @@ def test_antigravity_pascal_case_arguments() -> None:
         {"TargetFile": f"{CWD}/a.txt", "CodeContent": "x"},
     )
     assert mapper.read("a.txt") == ("view_file", {"AbsolutePath": f"{CWD}/a.txt"})
-    assert mapper.run("ls") == ("run_command", {"CommandLine": "ls"})
+    # The vocabulary's defaults fill the harness's own required arguments: the command's directory.
+    assert mapper.run("ls") == ("run_command", {"CommandLine": "ls", "Cwd": CWD})
+
+
+def test_antigravity_harness_tools_get_their_declared_defaults() -> None:
+    """The local harness's real tool set: write_to_file must overwrite, edits span the whole file."""
+    tools = [
+        tool("run_command", {"CommandLine": s(), "Cwd": s(), "WaitMsBeforeAsync": {"type": "integer"}}),
+        tool("write_to_file", {"TargetFile": s("Must be an absolute path."), "CodeContent": s(), "Overwrite": {}}),
+        tool(
+            "replace_file_content",
+            {
+                "TargetFile": s("Must be an absolute path."),
+                "TargetContent": s(),
+                "ReplacementContent": s(),
+                "StartLine": {"type": "integer"},
+                "EndLine": {"type": "integer"},
+            },
+        ),
+    ]
+    mapper = ToolMapper(tools, CWD, ANTIGRAVITY_TOOLS)
+    assert mapper.run("ls") == ("run_command", {"CommandLine": "ls", "Cwd": CWD, "WaitMsBeforeAsync": 10000})
+    name, args = mapper.write(WriteFile(path="a.txt", content="x"))
+    assert (name, args["TargetFile"], args["CodeContent"], args["Overwrite"]) == (
+        "write_to_file",
+        f"{CWD}/a.txt",
+        "x",
+        True,
+    )
+    name, args = mapper.edit(EditFile(path="a.txt", old="x", new="y"))
+    assert name == "replace_file_content" and (args["TargetContent"], args["ReplacementContent"]) == ("x", "y")
+    assert (args["StartLine"], args["EndLine"]) == (1, 100000)
 
 
 def test_within_one_kind_the_first_listed_tool_is_preferred() -> None:

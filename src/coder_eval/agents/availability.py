@@ -30,7 +30,8 @@ def status_of(kind: AgentKind) -> KindStatus:
         status = "ready (no binary)" if kind.has_implementation else "no implementation"
         return KindStatus(kind.name, status, None, None, None, None)
     location = binary.locate()
-    version = binary_version(location) if location is not None else None
+    read_version = binary.version or binary_version
+    version = read_version(location) if location is not None else None
     if not kind.has_implementation:
         status = "no implementation"
     else:

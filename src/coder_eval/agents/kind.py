@@ -47,6 +47,8 @@ class Binary:
     """How to get it, in one line, for `plan` and `coder-eval agents`."""
     npm: NpmPackage | None = None
     """Set when `coder-eval agents install` can install it (a pinned npm CLI)."""
+    version: Callable[[str], str | None] | None = None
+    """Reports the found binary's version (given its path); default: the first line of `--version`."""
 
     def locate(self) -> str | None:
         return self.find() if self.find is not None else shutil.which(self.name)

@@ -140,6 +140,7 @@ GEMINI_CLI_TOOLS = ToolVocabulary(
         "google_web_search": "fetch",
         "write_todos": "todo",
         "save_memory": "other",
+        "activate_skill": "skill",
     },
     arguments={
         "path": ("file_path", "absolute_path"),
@@ -147,6 +148,7 @@ GEMINI_CLI_TOOLS = ToolVocabulary(
         "old": ("old_string",),
         "new": ("new_string",),
         "command": ("command",),
+        "skill": ("name",),
     },
 )
 """Gemini CLI: snake_case names; `read_file` takes `absolute_path` in older builds, `file_path` in newer."""
@@ -174,19 +176,37 @@ PI_TOOLS = ToolVocabulary(
 ANTIGRAVITY_TOOLS = ToolVocabulary(
     tools={
         "run_command": "shell",
+        "write_to_file": "write",
         "create_file": "write",
+        "replace_file_content": "edit",
+        "multi_replace_file_content": "edit",
         "edit_file": "edit",
         "view_file": "read",
+        "grep_search": "search",
         "search_directory": "search",
+        "find_by_name": "search",
         "find_file": "search",
+        "list_dir": "list",
         "list_directory": "list",
+        "invoke_subagent": "task",
         "start_subagent": "task",
         "search_web": "fetch",
+        "read_url_content": "fetch",
+        "manage_task": "other",
     },
     arguments={
         "path": ("TargetFile", "AbsolutePath", "file_path", "path"),
         "content": ("CodeContent", "content"),
-        "command": ("CommandLine", "command"),
+        "old": ("TargetContent",),
+        "new": ("ReplacementContent",),
+        "command": ("CommandLine", "command_line", "command"),
+    },
+    defaults={
+        # The harness runs a command in `Cwd` and waits this long before moving it to the background.
+        "run_command": {"Cwd": "{cwd}", "WaitMsBeforeAsync": 10000},
+        "write_to_file": {"Overwrite": True},
+        "replace_file_content": {"StartLine": 1, "EndLine": 100000, "AllowMultiple": False},
     },
 )
-"""Google Antigravity: snake_case names, PascalCase arguments (`TargetFile`, `CodeContent`, `CommandLine`)."""
+"""Google Antigravity's local harness: snake_case names, PascalCase arguments (`TargetFile`,
+`CodeContent`, `CommandLine`); its events report some arguments in snake_case (`command_line`)."""

@@ -247,13 +247,16 @@ def conversation_fingerprint(request: ModelRequest) -> str:
 
 _CWD_PATTERNS = (
     re.compile(r"<cwd>\s*([^<\n]+?)\s*</cwd>"),
-    re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?:current |primary )?working directory:[ \t]*(/[^\n]*?)[ \t]*$", re.I | re.M),
+    re.compile(
+        r"^[ \t]*(?:[-*][ \t]+)?(?:current |primary |command )?working directory:[ \t]*(/[^\n]*?)[ \t]*$", re.I | re.M
+    ),
     re.compile(r"currently working in the directory:?[ \t]*(/[^\n]*?)[ \t]*$", re.I | re.M),
 )
 
 
 def cwd_from_request(request: ModelRequest) -> str | None:
-    """The agent's working directory as its prompts state it (Claude Code, Codex, Gemini CLI, OpenCode, Pi)."""
+    """The agent's working directory as its prompts state it (Claude Code, Codex, Gemini CLI, OpenCode, Pi,
+    Antigravity's "Command Working Directory")."""
     texts = [request.system, *(m.text for m in request.messages if m.role == "user")]
     for text in texts:
         for pattern in _CWD_PATTERNS:

@@ -232,9 +232,12 @@ class ToolMapper:
         value: Any = ["bash", "-lc", script] if tool.is_array(arg) else script
         return tool.name, self._fill_required(tool, {arg: value}, script.split("\n", 1)[0][:80])
 
-    @staticmethod
-    def _fill_required(tool: OfferedTool, args: dict[str, Any], summary: str) -> dict[str, Any]:
-        """Give required arguments we do not know a harmless value (default, first enum value, summary)."""
+    def _fill_required(self, tool: OfferedTool, args: dict[str, Any], summary: str) -> dict[str, Any]:
+        """Add the vocabulary's defaults for this tool, then give the other required arguments a
+        harmless value (schema default, first enum value, summary)."""
+        for name, value in self.vocabulary.defaults_for(tool.name).items():
+            if name in tool.properties and name not in args:
+                args[name] = self.cwd if value == "{cwd}" and self.cwd else value
         for name in tool.required:
             if name not in args:
                 args[name] = placeholder(tool.properties.get(name, {}), summary)

@@ -46,6 +46,16 @@ class ToolVocabulary(BaseModel):
         description="Argument schemas of provider-defined tools the agent sends without one, by tool name.",
     )
 
+    defaults: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Values for arguments a scripted call does not fill, by tool name; the string `{cwd}` "
+        "stands for the agent's working directory (e.g. a shell tool that requires its directory).",
+    )
+
+    def defaults_for(self, tool_name: str) -> dict[str, Any]:
+        key = normalized(tool_name)
+        return next((dict(v) for name, v in self.defaults.items() if normalized(name) == key), {})
+
     def names(self, kind: ToolKind) -> tuple[str, ...]:
         """Normalized names of this agent's tools of `kind`, preferred first."""
         return tuple(normalized(name) for name, k in self.tools.items() if k == kind)
@@ -78,6 +88,7 @@ class ToolVocabulary(BaseModel):
             tools={**self.tools, **{k: v for k, v in other.tools.items() if k not in self.tools}},
             arguments=arguments,
             schemas={**other.schemas, **self.schemas},
+            defaults={**other.defaults, **self.defaults},
         )
 
 

@@ -18,6 +18,7 @@ from coder_eval.experiments.analysis import (
     variant_statistics,
     variant_statistics_from_rows,
 )
+from coder_eval.experiments.ranking import RANKING_HEADERS, Ranking, rank_arms, ranking_rows
 from coder_eval.experiments.stats import MeanEstimate, PairedComparison, bootstrap_mean
 from coder_eval.models.experiment_results import ExperimentResult, VariantAggregate
 from coder_eval.models.results import EvaluationResult
@@ -204,6 +205,7 @@ def render_experiment_html(result: ExperimentResult) -> str:
         "<h2>Variants</h2>",
         _variant_table(result),
         _comparison(compare_two_arms(result)),
+        _ranking(rank_arms(result)),
         "<h2>Tasks</h2>",
         _task_table(result),
         "<h2>Score per task</h2>",
@@ -245,6 +247,13 @@ def _comparison(comparison: PairedComparison | None) -> str:
     return f'<h2>{escape(title)}</h2><p class="verdict">{escape(comparison.verdict)}</p>' + _table(
         ("Measure", "Value"), comparison_rows(comparison)
     )
+
+
+def _ranking(ranking: Ranking | None) -> str:
+    if ranking is None:
+        return ""
+    verdict = f'<h2>Ranking</h2><p class="verdict">{escape(ranking.verdict)}.</p>'
+    return verdict + _table(RANKING_HEADERS, ranking_rows(ranking), numeric=frozenset({0, 2}))
 
 
 def _task_table(result: ExperimentResult) -> str:

@@ -18,6 +18,7 @@ from coder_eval.experiments.analysis import (
     variant_statistics,
     variant_statistics_from_rows,
 )
+from coder_eval.experiments.ranking import RANKING_HEADERS, Ranking, rank_arms, ranking_rows
 from coder_eval.experiments.stats import (
     BOOTSTRAP_METHOD,
     BOOTSTRAP_RESAMPLES,
@@ -56,6 +57,7 @@ def render_experiment_markdown(result: ExperimentResult) -> str:
         _experiment_header(result),
         _variant_table(result),
         _comparison_section(compare_two_arms(result)),
+        _ranking_section(rank_arms(result)),
         _task_table(result),
         _chart_section(result),
     ]
@@ -123,6 +125,23 @@ def _comparison_section(comparison: PairedComparison | None) -> list[str]:
         "",
         f"_Each task contributes one difference: mean score of `{cell(b)}` minus mean score of `{cell(a)}` over "
         "its measured replicates. Tasks not measured in both arms are left out._",
+    ]
+
+
+def _ranking_section(ranking: Ranking | None) -> list[str]:
+    if ranking is None:
+        return []
+    return [
+        "## Ranking",
+        "",
+        f"**{cell(ranking.verdict, limit=1000)}.**",
+        "",
+        "| " + " | ".join(RANKING_HEADERS) + " |",
+        "| ---: | --- | ---: | --- | --- |",
+        *("| " + " | ".join(cell(v) for v in row) + " |" for row in ranking_rows(ranking)),
+        "",
+        "_Each arm is paired with the leader task by task (its mean score minus the leader's, with a "
+        "bootstrap interval); an arm whose interval contains zero cannot be told apart from the leader._",
     ]
 
 
