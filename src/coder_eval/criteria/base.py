@@ -10,11 +10,11 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
-from coder_eval.common.secrets import scrub_env
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
+from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 
 SpecT = TypeVar("SpecT", bound=BaseCriterion)
@@ -33,6 +33,8 @@ class CheckContext:
     base_env: dict[str, str] | None = None
     environment: SandboxEnvironment | None = None
     """Where criterion commands run; without one they run on the host in `root`."""
+    command_dirs: dict[str, str] = field(default_factory=dict)
+    """TASK_DIR / REFERENCE_DIR as commands see them inside the sandbox (default: the host paths)."""
 
     def resolve(self, pattern: str) -> Resolution:
         return resolve_paths(self.root, pattern, self.ignore)
@@ -42,7 +44,7 @@ class CheckContext:
             return dict(self.base_env)
         if self.environment is not None:
             return self.environment.base_env()
-        return scrub_env(dict(os.environ))
+        return allowlisted_env()
 
     def _extras(self, start: dict[str, str]) -> dict[str, str]:
         """What criterion commands get on top of the sandbox's environment."""
@@ -51,6 +53,7 @@ class CheckContext:
             extra["TASK_DIR"] = str(self.task_dir)
         if self.reference_dir is not None:
             extra["REFERENCE_DIR"] = str(self.reference_dir)
+        extra.update(self.command_dirs)
         if self.path_prepend:
             extra["PATH"] = os.pathsep.join([*map(str, self.path_prepend), start.get("PATH", "")])
         return extra

@@ -13,6 +13,7 @@ from typing import Any
 
 from coder_eval.agents.base import Agent, create_agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
@@ -24,6 +25,7 @@ from coder_eval.engine.hooks import run_post, run_pre
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
+from coder_eval.engine.task_view import task_view
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.models.agent import BaseAgentConfig
@@ -69,7 +71,9 @@ class UnitState:
             self.log.add(f"{status.value}: {message}")
 
 
-def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None) -> CheckContext:
+def _checker(
+    sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None, inner: dict[str, str]
+) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
         ignore=sandbox.ignore,
@@ -77,7 +81,19 @@ def _checker(sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: lis
         reference_dir=reference,
         turns=turns,
         environment=sandbox.live,
+        command_dirs=inner,
     )
+
+
+def _reference_dir(unit: RunUnit) -> Path | None:
+    definition = unit.task.definition
+    return unit.task.task_dir / definition.reference.directory if definition.reference else None
+
+
+def _share_task_dir(sandbox: Sandbox, unit: RunUnit, scratch: Path) -> dict[str, str]:
+    """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's)."""
+    view = task_view(unit.task.task_dir, _reference_dir(unit), scratch)
+    return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
 
 
 def _agent_config(unit: RunUnit) -> BaseAgentConfig:
@@ -105,7 +121,9 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
         return
     env = {**sandbox.env(), **(link.env if link else {})}
     if link is not None and link.address is not None:
-        env.update(kind.env_for(link.address))
+        # the route as the agent reaches it from inside (a network-less sandbox bridges it in)
+        inside = RouteAddress(sandbox.live.reach(link.address.base_url), link.address.token)
+        env.update(kind.env_for(inside))
     try:
         agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
     except LookupError as exc:  # a kind whose schema is known but whose runner is not installed
@@ -130,8 +148,14 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
-    env = {"TASK_DIR": str(state.unit.task.task_dir)}
-    state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
+    if definition.pre_run:
+        env = await asyncio.to_thread(_share_task_dir, sandbox, state.unit, options.run_dir / SCRATCH_DIR)
+        try:
+            state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
+        finally:
+            await asyncio.to_thread(sandbox.live.unshare, "task")
+    else:
+        failure = None
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
@@ -139,13 +163,25 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
 
 
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
-    definition = state.unit.task.definition
+    inner = _share_task_dir(sandbox, state.unit, options.run_dir / SCRATCH_DIR)
+    if reference is not None:
+        inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
+    try:
+        _grade_shared(state, sandbox, reference, options, inner)
+    finally:
+        sandbox.live.unshare("reference")
     try:
         verify_unchanged(reference, digest)
     except ReferenceTamperedError as exc:
+        state.grade = None
         state.fail(FinalStatus.ERROR, str(exc))
-        return
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns)
+
+
+def _grade_shared(
+    state: UnitState, sandbox: Sandbox, reference: Path | None, options: RunOptions, inner: dict[str, str]
+) -> None:
+    definition = state.unit.task.definition
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, inner)
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
@@ -155,22 +191,33 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
         state.grade = grade(list(definition.success_criteria), ctx)
     if options.grade and not pre_run_failed:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
-        env = {"TASK_DIR": str(state.unit.task.task_dir)}
+        env = {"TASK_DIR": inner["TASK_DIR"]}
         state.post_run = run_post(sandbox, definition.post_run, state.log, env)
 
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
-    ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
-    with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
-        limit = definition.run_limits.task_timeout
-        try:
-            async with asyncio.timeout(limit):
-                await _pre_and_agent(state, sandbox, options)
-        except TimeoutError:
-            state.phase.outcome = "timeout"
-            state.fail(FinalStatus.TIMEOUT, f"task timed out after {limit:g}s")
+    limit = definition.run_limits.task_timeout
+    try:
+        async with asyncio.timeout(limit):
+            await _pre_and_agent(state, sandbox, options)
+    except TimeoutError:
+        state.phase.outcome = "timeout"
+        state.fail(FinalStatus.TIMEOUT, f"task timed out after {limit:g}s")
+    # The agent phase is over: end every process it left before the reference exists anywhere.
+    await asyncio.to_thread(sandbox.live.kill_all)
+    with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
+
+
+def _tools(unit: RunUnit) -> tuple[str, ...]:
+    """The agent's CLI (its directory), for sandboxes that show the host only selectively."""
+    try:
+        found = agent_kind(unit.agent.type).binary
+        path = found.locate() if found is not None else None
+    except LookupError:
+        return ()
+    return (str(Path(path).resolve().parent),) if path else ()
 
 
 def _fresh_dir(path: Path) -> None:
@@ -198,6 +245,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             mode=options.preservation,
             base_env=None,
             scratch=options.run_dir / SCRATCH_DIR,
+            tools=_tools(unit),
         )
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")

@@ -46,6 +46,9 @@ def partition(units: list[RunUnit], run_dir: Path, *, grade: bool) -> ResumePart
 
 def clear_leftovers(run_dir: Path) -> None:
     """Drop the live workspaces and temporary files an interrupted run left behind."""
+    from coder_eval.engine.task_view import remove_views
+
+    remove_views(run_dir / SCRATCH_DIR)
     shutil.rmtree(run_dir / SCRATCH_DIR, ignore_errors=True)
     for tmp in run_dir.rglob(".*.tmp"):
         if tmp.is_file():

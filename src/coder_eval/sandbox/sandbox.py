@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 from pathlib import Path
 
@@ -29,6 +30,7 @@ class Sandbox:
         mode: PreservationMode | None = None,
         base_env: dict[str, str] | None = None,
         scratch: Path | None = None,
+        tools: tuple[str, ...] = (),
     ) -> None:
         self.config = config
         self.task_dir = task_dir
@@ -43,6 +45,7 @@ class Sandbox:
             scratch=scratch,
             task_dir=task_dir,
             base_env=base_env,
+            tools=tools,
         )
         self.environment: SandboxEnvironment | None = None
         self.was_adopted = False
@@ -89,6 +92,7 @@ class Sandbox:
         shims = write_shims(self.config.record_cli, env)
         self._refuse_collisions(mock_dirs)
         env.add_path_entries(([shims] if shims else []) + mock_dirs + tools)
+        env.seal()
         return env.workspace
 
     def adopt(self, workspace: Path) -> Path:
@@ -150,6 +154,7 @@ class Sandbox:
             return None
         if self.was_adopted:
             self.environment.kill_all()
+            shutil.rmtree(self.environment.home_dir, ignore_errors=True)
             return self.environment.workspace
         self.kept = self.environment.finish()
         return self.kept

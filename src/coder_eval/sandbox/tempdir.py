@@ -3,7 +3,7 @@
 A working directory, not a security boundary: commands and the agent run as the harness's user
 with its file system in view. What it does guarantee: each command leads its own process group
 (killed on timeout, and every group the unit started is killed when it finishes), and commands
-start from the harness's environment with credentials removed.
+start from an allowlisted environment (see `env_allowlist.py`) with a private HOME and TMPDIR.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
+from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, Launch
 
 
@@ -25,10 +26,21 @@ class HostEnvironment:
     """A SandboxEnvironment whose inside is the host: paths inside and outside are the same."""
 
     def __init__(
-        self, workspace: Path, *, base_env: Mapping[str, str] | None = None, finish: _Finisher | None = None
+        self,
+        workspace: Path,
+        *,
+        base_env: Mapping[str, str] | None = None,
+        finish: _Finisher | None = None,
+        home: Path | None = None,
+        passthrough: list[str] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
-        self._base = scrub_env(dict(os.environ if base_env is None else base_env))
+        self._home = (home or Path(tempfile.mkdtemp(prefix="coder-eval-home-"))).resolve()
+        (self._home / "tmp").mkdir(parents=True, exist_ok=True)
+        if base_env is None:
+            self._base = allowlisted_env(passthrough=passthrough or (), home=str(self._home))
+        else:  # a trusted caller's own environment (re-grading reuses the original one)
+            self._base = scrub_env(dict(base_env))
         self._path: list[Path] = []
         self._groups: set[int] = set()
         self._finisher = finish
@@ -94,12 +106,29 @@ class HostEnvironment:
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
         return Launch(argv=list(argv), env=dict(env), cwd=self._workspace)
 
+    @property
+    def home_dir(self) -> Path:
+        return self._home
+
+    def seal(self) -> None:
+        """Nothing to close: the host's network stays the host's."""
+
+    def reach(self, url: str) -> str:
+        return url
+
+    def share(self, host: Path, name: str) -> PurePosixPath:
+        return PurePosixPath(host.as_posix())
+
+    def unshare(self, name: str) -> None:
+        """Nothing to withdraw: shared directories are the host's own."""
+
     def kill_all(self) -> None:
         for group in list(self._groups):
             kill_group(group)
 
     def finish(self) -> Path | None:
         self.kill_all()
+        shutil.rmtree(self._home, ignore_errors=True)
         return self._finisher(self._workspace) if self._finisher is not None else self._workspace
 
 
@@ -130,18 +159,28 @@ class TempdirDriver:
     default_preservation = PreservationMode.MOVE_ON_WRITE
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
+        workspace = self.new_workspace(request)
+        finisher = _Finisher(request.artifacts_dir, request.mode)
+        home = Path(tempfile.mkdtemp(prefix="home-", dir=request.scratch))
+        passthrough = request.config.passthrough()
+        return HostEnvironment(
+            workspace, base_env=request.base_env, finish=finisher, home=home, passthrough=passthrough
+        )
+
+    @staticmethod
+    def new_workspace(request: SandboxRequest) -> Path:
+        """An empty workspace: the artifacts directory itself (DIRECT_WRITE) or a scratch directory."""
+        if request.scratch is not None:
+            request.scratch.mkdir(parents=True, exist_ok=True)
         if request.mode is PreservationMode.DIRECT_WRITE:
             if request.artifacts_dir.exists():
                 shutil.rmtree(request.artifacts_dir)
             request.artifacts_dir.mkdir(parents=True)
             workspace = request.artifacts_dir
         else:
-            if request.scratch is not None:
-                request.scratch.mkdir(parents=True, exist_ok=True)
             workspace = Path(tempfile.mkdtemp(prefix="sbx-", dir=request.scratch))
             workspace.chmod(0o755)
-        finisher = _Finisher(request.artifacts_dir, request.mode)
-        return HostEnvironment(workspace, base_env=request.base_env, finish=finisher)
+        return workspace
 
     def adopt(self, workspace: Path, request: SandboxRequest) -> HostEnvironment:
-        return HostEnvironment(workspace, base_env=request.base_env)
+        return HostEnvironment(workspace, base_env=request.base_env, passthrough=request.config.passthrough())
