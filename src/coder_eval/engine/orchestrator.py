@@ -90,9 +90,9 @@ def _reference_dir(unit: RunUnit) -> Path | None:
     return unit.task.task_dir / definition.reference.directory if definition.reference else None
 
 
-def _share_task_dir(sandbox: Sandbox, unit: RunUnit, scratch: Path) -> dict[str, str]:
+def _share_task_dir(sandbox: Sandbox, unit: RunUnit, run_dir: Path) -> dict[str, str]:
     """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's)."""
-    view = task_view(unit.task.task_dir, _reference_dir(unit), scratch)
+    view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
     return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
 
 
@@ -149,7 +149,7 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
     if definition.pre_run:
-        env = await asyncio.to_thread(_share_task_dir, sandbox, state.unit, options.run_dir / SCRATCH_DIR)
+        env = await asyncio.to_thread(_share_task_dir, sandbox, state.unit, options.run_dir)
         try:
             state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
         finally:
@@ -163,7 +163,7 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
 
 
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
-    inner = _share_task_dir(sandbox, state.unit, options.run_dir / SCRATCH_DIR)
+    inner = _share_task_dir(sandbox, state.unit, options.run_dir)
     if reference is not None:
         inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
     try:
@@ -211,13 +211,17 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
 
 
 def _tools(unit: RunUnit) -> tuple[str, ...]:
-    """The agent's CLI (its directory), for sandboxes that show the host only selectively."""
+    """What the agent needs to see read-only in sandboxes that show the host selectively: its CLI, its plugins."""
+    paths = [p.path for p in unit.agent.plugins]
+    cli = getattr(unit.agent, "cli_path", None)
     try:
         found = agent_kind(unit.agent.type).binary
-        path = found.locate() if found is not None else None
+        cli = cli or (found.locate() if found is not None else None)
     except LookupError:
-        return ()
-    return (str(Path(path).resolve().parent),) if path else ()
+        pass
+    if cli:
+        paths.append(str(Path(cli).resolve().parent))
+    return tuple(str(Path(p).resolve()) for p in paths)
 
 
 def _fresh_dir(path: Path) -> None:

@@ -48,7 +48,7 @@ def clear_leftovers(run_dir: Path) -> None:
     """Drop the live workspaces and temporary files an interrupted run left behind."""
     from coder_eval.engine.task_view import remove_views
 
-    remove_views(run_dir / SCRATCH_DIR)
+    remove_views()
     shutil.rmtree(run_dir / SCRATCH_DIR, ignore_errors=True)
     for tmp in run_dir.rglob(".*.tmp"):
         if tmp.is_file():

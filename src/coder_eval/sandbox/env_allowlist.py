@@ -14,6 +14,32 @@ from collections.abc import Iterable, Mapping
 ALWAYS = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLORTERM", "NO_COLOR")
 """Harness variables every sandbox gets (plus every LC_* locale variable)."""
 
+NETWORK_CONFIG = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "GIT_SSL_CAINFO",
+    "PIP_CERT",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_FIND_LINKS",
+    "UV_PYTHON_INSTALL_DIR",
+    "npm_config_registry",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+)
+"""The machine's certificate and package-index settings: installs inside need them; none is a credential."""
+
 FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -26,7 +52,7 @@ def allowlisted_env(
     subdirectory TMPDIR.
     """
     src = os.environ if source is None else source
-    wanted = set(ALWAYS) | set(passthrough)
+    wanted = set(ALWAYS) | set(NETWORK_CONFIG) | set(passthrough)
     env = {k: v for k, v in src.items() if k in wanted or k.startswith("LC_")}
     env.setdefault("PATH", FALLBACK_PATH)
     if home is not None:

@@ -64,7 +64,9 @@ class IsolatedEnvironment(HostEnvironment):
         self.request = request
         self.config = request.config
         self.isolated_net = True
-        self.bridge = SocketBridge(self.unit_dir / "gw.sock")
+        # Unix socket paths are short (108 bytes): the socket lives in a private directory under /tmp
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="ce-gw-"))
+        self.bridge = SocketBridge(self.socket_dir / "gw.sock")
         self.holder: subprocess.Popen[bytes] | None = None
         self.sealed = False
 
@@ -153,6 +155,7 @@ class IsolatedEnvironment(HostEnvironment):
             self.stop_holder()
         finally:
             self.bridge.close()
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
             kept = super().finish()
             shutil.rmtree(self.unit_dir, ignore_errors=True)
         return kept

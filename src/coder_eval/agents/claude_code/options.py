@@ -18,8 +18,8 @@ from coder_eval.agents.claude_code.config import ClaudeCodeConfig
 # starts with exactly the sandbox's environment.
 _LAUNCHER = """#!/bin/sh
 echo $$ > {pidfile}
-if command -v setsid >/dev/null 2>&1; then exec env {unset} setsid {argv} "$@"; fi
-exec env {unset} {argv} "$@"
+if command -v setsid >/dev/null 2>&1; then exec {unset}setsid {argv} "$@"; fi
+exec {unset}{argv} "$@"
 """
 
 SDK_OWN_VARS = frozenset({"CLAUDE_CODE_ENTRYPOINT", "CLAUDE_AGENT_SDK_VERSION", "PWD"})
@@ -70,7 +70,7 @@ def write_launcher(home: Path, argv: list[str], unset: list[str] | None = None) 
     """A script the SDK starts as "the CLI": it records its pid, then becomes `argv` (the sandbox's launch line)."""
     launcher = home / "claude-launch"
     pidfile = home / "claude.pid"
-    drop = " ".join(f"-u {shlex.quote(name)}" for name in unset or [])
+    drop = "env " + "".join(f"-u {shlex.quote(name)} " for name in unset) if unset else ""
     text = _LAUNCHER.format(pidfile=shlex.quote(str(pidfile)), argv=" ".join(shlex.quote(a) for a in argv), unset=drop)
     launcher.write_text(text, encoding="utf-8")
     launcher.chmod(0o755)
