@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
+from coder_eval.common.safe_open import read_inside
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
@@ -130,8 +131,11 @@ def single_file(spec_path: str, ctx: CheckContext) -> tuple[Path | None, str]:
     return path, note
 
 
-def read_text(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
+def read_text(path: Path, root: Path | None = None) -> str:
+    """A file's text; with `root` (the workspace), read without following links out of it (see safe_open)."""
+    if root is None:
+        return path.read_text(encoding="utf-8", errors="replace")
+    return read_inside(root.resolve(), path).decode("utf-8", errors="replace")
 
 
 def join_details(*parts: str) -> str:

@@ -38,7 +38,7 @@ class CliCalled(Criterion[CliCalledCriterion]):
                 error=f"no invocation log to read: {note} (expected at {log} in the sandbox {ctx.root})",
             )
         try:
-            invocations = read_invocations(path)
+            invocations = read_invocations(path, ctx.root)
         except InvocationLogError as exc:
             return self.result(spec, 0.0, details=note, error=f"invocation log {log} is unusable: {exc}")
         pattern = argv_pattern(spec)

@@ -34,7 +34,7 @@ class FileCheck(Criterion[FileCheckCriterion]):
             return self.result(spec, 0.0, details=note)
         if not (spec.includes or spec.excludes or spec.patterns):
             return self.result(spec, 1.0, details=join_details(note, "file exists"))
-        text = read_text(path)
+        text = read_text(path, ctx.root)
         scores, notes = substring_scores(text, spec.includes, spec.excludes)
         if spec.patterns:
             score, misses = regex_score(text, spec.patterns)

@@ -33,6 +33,6 @@ class FileContains(Criterion[FileContainsCriterion]):
         path, note = single_file(spec.path, ctx)
         if path is None:
             return self.result(spec, 0.0, details=note)
-        scores, notes = substring_scores(read_text(path), spec.includes, spec.excludes)
+        scores, notes = substring_scores(read_text(path, ctx.root), spec.includes, spec.excludes)
         score = sum(scores) / len(scores)
         return self.result(spec, score, details=join_details(note, *notes) or "all strings as expected")

@@ -22,7 +22,7 @@ class FileMatchesRegex(Criterion[FileMatchesRegexCriterion]):
         path, note = single_file(spec.path, ctx)
         if path is None:
             return self.result(spec, 0.0, details=note)
-        found = re.search(spec.pattern, read_text(path), spec.flags) is not None
+        found = re.search(spec.pattern, read_text(path, ctx.root), spec.flags) is not None
         ok = found == spec.must_match
         verdict = "pattern found" if found else "pattern not found"
         expectation = "required" if spec.must_match else "forbidden"

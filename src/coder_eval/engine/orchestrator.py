@@ -32,6 +32,7 @@ from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
+from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.sandbox.templates import SetupError
@@ -254,6 +255,8 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
+    except BuildFailedError as exc:
+        state.fail(FinalStatus.BUILD_FAILED, f"{exc}; last lines of the build log:\n{exc.log}")
     except (SetupError, CoderEvalError) as exc:
         state.fail(FinalStatus.ERROR, f"sandbox setup failed: {exc}")
     except Exception as exc:  # a bug in one unit must not take the batch (and its records) down

@@ -78,6 +78,7 @@ class Sandbox:
             task_dir=self.task_dir,
             task_file=self.task_file,
             ignore=self.ignore,
+            allow_host=self.config.allow_host_paths,
         )
         timeout = self.config.limits.timeout
         tools: list[Path] = []
@@ -114,6 +115,13 @@ class Sandbox:
         dirs = []
         for rel in self.config.mock_path_dirs:
             path = (self.workspace / rel).resolve()
+            if not path.is_relative_to(self.workspace.resolve()):
+                raise TaskConfigError.single(
+                    self.task_file,
+                    f"mock_path_dirs entry {rel!r} leads out of the sandbox (to {path}) through a symlink",
+                    "sandbox.mock_path_dirs",
+                    "ship the directory itself, not a link to it",
+                )
             if not path.is_dir():
                 raise TaskConfigError.single(
                     self.task_file,
