@@ -8,24 +8,28 @@ from __future__ import annotations
 
 from typing import Any
 
+BUILTIN_AGENTS = (
+    ("claude-code", "coder_eval.agents.claude_code", "CLAUDE_CODE", "ClaudeCodeConfig"),
+    ("none", "coder_eval.agents.none_agent", "NONE", "NoAgentConfig"),
+    ("codex", "coder_eval.agents.codex", "CODEX", "CodexConfig"),
+    ("opencode", "coder_eval.agents.opencode", "OPENCODE", "OpenCodeConfig"),
+    ("pi", "coder_eval.agents.pi", "PI", "PiConfig"),
+    ("antigravity", "coder_eval.agents.antigravity", "ANTIGRAVITY", "AntigravityConfig"),
+)
+"""(kind, declaration module, its AgentKind, its config class): each module is imported when a task names it."""
+
 
 def register(_registrar: Any = None) -> None:
     """Entry point `coder_eval.plugins: coder_eval`."""
-    from coder_eval.agents.antigravity import ANTIGRAVITY
-    from coder_eval.agents.claude_code import CLAUDE_CODE
-    from coder_eval.agents.codex import CODEX
-    from coder_eval.agents.none_agent import NONE
-    from coder_eval.agents.opencode import OPENCODE
-    from coder_eval.agents.pi import PI
-    from coder_eval.agents.registry import declare_agent
+    from coder_eval.agents.registry import declare_agent_lazily
     from coder_eval.criteria.registry import declare_builtin_criterion
     from coder_eval.engine.executors import register_builtin_executors
     from coder_eval.gateway.protocol_names import register_builtin_protocols
     from coder_eval.models.criteria import BUILTIN_CRITERIA
     from coder_eval.sandbox.drivers import register_builtin_drivers
 
-    for kind in (CLAUDE_CODE, NONE, CODEX, OPENCODE, PI, ANTIGRAVITY):
-        declare_agent(kind)
+    for name, module, kind, config in BUILTIN_AGENTS:
+        declare_agent_lazily(name, kind=f"{module}:{kind}", config=f"{module}:{config}")
     for spec in BUILTIN_CRITERIA:
         declare_builtin_criterion(spec)
     register_builtin_drivers()

@@ -123,7 +123,7 @@ def test_claiming_a_taken_kind_raises(first: Step, second: str) -> None:
 def lazy_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """An importable, not yet imported module defining LazyAgent; yields its name."""
     name = f"lazy_agent_{uuid.uuid4().hex[:12]}"
-    source = "from coder_eval.agents.none_agent import NoneAgent\n\n\nclass LazyAgent(NoneAgent):\n    pass\n"
+    source = "from coder_eval.agents.none_impl import NoneAgent\n\n\nclass LazyAgent(NoneAgent):\n    pass\n"
     (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield name

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from clirun import cli
 
-from coder_eval.engine.plan import plan
+from coder_eval.engine.validation import plan
 
 pytestmark = pytest.mark.slow
 

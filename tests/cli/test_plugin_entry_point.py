@@ -75,6 +75,56 @@ def test_plugin_agent_is_known_and_runs(plugin_python: Path, tmp_path: Path) -> 
     assert record["agent_type"] == "demo-script" and record["final_status"] == "SUCCESS"
 
 
+def test_plugin_agent_criterion_and_driver_work_together(plugin_python: Path, tmp_path: Path) -> None:
+    """One task uses the plugin's agent kind, criterion type and sandbox driver: plan, schema, run, grade."""
+    task = tmp_path / "task.yaml"
+    task.write_text(
+        yaml.safe_dump(
+            {
+                "task_id": "plugin-trio",
+                "description": "agent, criterion and driver all from the plugin",
+                "initial_prompt": "write five words",
+                "sandbox": {"driver": "demo-nested"},
+                "agent": {
+                    "type": "demo-script",
+                    "command": 'printf "one two three four five" > words.txt; printf "$DEMO_DRIVER" > driver.txt',
+                    "model": "demo-model",
+                    "input_tokens": 1000,
+                },
+                "success_criteria": [
+                    {"type": "demo_word_count", "path": "words.txt", "min_words": 5, "description": "five words"},
+                    {
+                        "type": "file_contains",
+                        "path": "driver.txt",
+                        "includes": ["demo-nested"],
+                        "description": "ran under the plugin's driver",
+                    },
+                ],
+            }
+        )
+    )
+    run_cli = [str(plugin_python), "-m", "coder_eval"]
+    plan = subprocess.run([*run_cli, "plan", str(task)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    schema = subprocess.run([*run_cli, "schema"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert schema.returncode == 0 and '"demo_word_count"' in schema.stdout
+    run = subprocess.run(
+        [*run_cli, "run", str(task), "--run-dir", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    record = json.loads(next((tmp_path / "r").rglob("task.json")).read_text())
+    assert record["final_status"] == "SUCCESS"
+    kinds = [c["criterion_type"] for c in record["success_criteria_results"]]
+    assert kinds == ["demo_word_count", "file_contains"]
+    assert record["success_criteria_results"][0]["details"] == "5 words (need 5)"
+    assert record["total_token_usage"]["total_cost_usd"] == 0.001  # the plugin's price for demo-model
+    assert not list((tmp_path / "r").glob(".sandboxes/demo-nested-*")), "the driver dropped its scratch root"
+
+
 def test_plugin_is_unknown_without_the_install(tmp_path: Path) -> None:
     task = tmp_path / "task.yaml"
     task.write_text(

@@ -22,11 +22,11 @@ from coder_eval.config.merge import (
     resolve_root,
 )
 from coder_eval.config.resolve import resolve_task
-from coder_eval.config.schema import is_agent_annotation, nested_model
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.agent import agent_config_class, registered_agent_kinds
 from coder_eval.models.base import StrictModel
 from coder_eval.models.experiment import ExperimentDefinition
+from coder_eval.models.partial import is_agent_annotation, nested_model
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.task import TaskDefinition
 from coder_eval.models.task_parts import RunLimits

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from coder_eval.engine.report_files import write_suite_rollups
 from coder_eval.loading.loader import load_task_file
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.criteria_files import ClassificationMatchCriterion
@@ -21,7 +22,6 @@ from coder_eval.suites.rollup import (
     build_suite_rollups,
     suite_gate_entries,
     suite_gates_passed,
-    write_suite_rollups,
 )
 
 T0 = datetime(2024, 1, 1, 12, 0, 0)

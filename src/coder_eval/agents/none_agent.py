@@ -1,10 +1,12 @@
-"""The `none` agent: no model, no process. The sandbox, pre_run and criteria still run."""
+"""The `none` agent kind: no model, no process. The sandbox, pre_run and criteria still run.
+
+This module declares the kind (cheap to import); the implementation lives in `none_impl.py`.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from coder_eval.agents.base import Agent, Turn, TurnEnd
 from coder_eval.agents.kind import AgentKind
 from coder_eval.models.agent import BaseAgentConfig
 
@@ -15,11 +17,10 @@ class NoAgentConfig(BaseAgentConfig):
     type: Literal["none"] = "none"
 
 
-class NoneAgent(Agent[NoAgentConfig]):
-    """Answers every turn at once with nothing: zero tool calls, zero tokens, zero cost."""
-
-    async def run_turn(self, turn: Turn) -> TurnEnd:
-        return TurnEnd()
-
-
-NONE = AgentKind(name="none", config=NoAgentConfig, implementation=NoneAgent, model_less=True, cooperative_stop=True)
+NONE = AgentKind(
+    name="none",
+    config=NoAgentConfig,
+    implementation="coder_eval.agents.none_impl:NoneAgent",
+    model_less=True,
+    cooperative_stop=True,
+)

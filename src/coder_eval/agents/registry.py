@@ -27,6 +27,12 @@ def declare_agent(kind: AgentKind) -> AgentKind:
     return kind
 
 
+def declare_agent_lazily(name: str, *, kind: str, config: str) -> None:
+    """A built-in kind whose declaration (`"module:KIND"`) and config class load at first lookup."""
+    AGENTS.add_lazy(name, kind)
+    AGENT_CONFIGS.add_lazy(name, config)
+
+
 def register_agent(
     name: str,
     *,

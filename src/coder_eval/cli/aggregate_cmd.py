@@ -21,7 +21,7 @@ def aggregate(
     from rich.markup import escape
 
     from coder_eval.cli.output import err, out
-    from coder_eval.engine.reporting import aggregate as rebuild
+    from coder_eval.engine.report_files import aggregate as rebuild
 
     summary, warnings = rebuild(run_dir, output)
     for warning in warnings:

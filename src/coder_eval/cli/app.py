@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from coder_eval.cli import aggregate_cmd, evaluate_cmd, plan_cmd, report_cmd, run_cmd, schema_cmd
+from coder_eval.cli import aggregate_cmd, board_cmd, evaluate_cmd, plan_cmd, report_cmd, run_cmd, schema_cmd
 
 app = typer.Typer(
     name="coder-eval",
@@ -39,6 +39,7 @@ app.command("schema")(schema_cmd.schema)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("report")(report_cmd.report)
 app.command("aggregate")(aggregate_cmd.aggregate)
+app.command("board")(board_cmd.board)
 
 
 def main() -> None:

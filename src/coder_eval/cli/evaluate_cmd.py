@@ -38,11 +38,11 @@ def evaluate(
 
     from coder_eval.cli.criteria_table import criteria_table
     from coder_eval.cli.output import out
-    from coder_eval.engine.evaluate_cli import run_evaluate
+    from coder_eval.engine.grade_directory import run_evaluate
     from coder_eval.errors import UsageError
 
     if workdir is None:
-        from coder_eval.engine.evaluate_run import is_run_dir
+        from coder_eval.engine.regrade_run import is_run_dir
 
         if not is_run_dir(task):
             raise UsageError(
@@ -68,7 +68,7 @@ def _regrade(run_dir: Path, allow: bool) -> None:
     from rich.markup import escape
 
     from coder_eval.cli.output import err, out
-    from coder_eval.engine.evaluate_run import regrade_run
+    from coder_eval.engine.regrade_run import regrade_run
 
     outcome = regrade_run(run_dir, allow_recorded_commands=allow)
     for result in outcome.graded:

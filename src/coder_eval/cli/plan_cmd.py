@@ -26,7 +26,7 @@ def plan(
     limits and sandbox driver, so a typo in an experiment shows up before any run.
     """
     # Plain click styling, not Rich: plan is run often and start-up time matters here.
-    from coder_eval.engine.plan import plan as run_plan
+    from coder_eval.engine.validation import plan as run_plan
 
     report = run_plan(list(paths or []))
     for f in report.files:
@@ -58,8 +58,8 @@ def plan(
 
 
 def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ...]) -> bool:
-    from coder_eval.engine.plan import PlanReport
-    from coder_eval.engine.planning import PlanInputs, plan_units
+    from coder_eval.engine.experiment_plan import PlanInputs, plan_units
+    from coder_eval.engine.validation import PlanReport
 
     assert isinstance(report, PlanReport)
     tasks = [t for f in report.files for t in f.tasks[:1]]  # one row per dataset is enough to show

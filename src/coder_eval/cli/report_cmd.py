@@ -22,7 +22,7 @@ def report(
     from rich.markup import escape
 
     from coder_eval.cli.output import out
-    from coder_eval.engine.reporting import render_report
+    from coder_eval.engine.report_files import render_report
     from coder_eval.errors import UsageError
 
     if fmt not in ("md", "html", "junit"):

@@ -1,13 +1,25 @@
-"""`coder-eval run` and `coder-eval execute`: one body, differing only in whether rows are graded."""
+"""`coder-eval run` and `coder-eval execute`: one option set, one body; they differ in grading.
+
+The options are declared once, as the fields of `RunFlags` (each with its Typer annotation).
+`_command` builds both commands from that one list: Typer reads the signature it assembles,
+and the command receives a typed `RunFlags`. `execute` leaves out `--junit-xml`, since it
+grades nothing.
+"""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
 from coder_eval.cli.guard import guarded
+
+if TYPE_CHECKING:
+    from coder_eval.sandbox.drivers import PreservationMode
 
 Paths = Annotated[list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")]
 Parallel = Annotated[int, typer.Option("--max-parallel", "-j", min=1, help="Tasks run at the same time.")]
@@ -52,67 +64,94 @@ Driver = Annotated[str | None, typer.Option("--driver", help="Same as -D sandbox
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
 
 
+@dataclass(frozen=True)
+class RunFlags:
+    """Every option of `run` and `execute`, in `--help` order."""
+
+    paths: Paths = None
+    max_parallel: Parallel = 1
+    tags: Tags = None
+    exclude_tags: Exclude = None
+    include_skipped: Skipped = False
+    agent_type: AgentType = None
+    repeats: Repeats = None
+    run_dir: RunDir = None
+    preservation_mode: Preserve = None
+    resume: Resume = False
+    sample: Sample = None
+    sample_per_stratum: PerStratum = None
+    junit_xml: Junit = None
+    backend: Backend = None
+    stream: Stream = None
+    oracle: Oracle = False
+    cassettes: Cassettes = None
+    experiment: Experiment = None
+    sets: Sets = None
+    model: Model = None
+    driver: Driver = None
+
+
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def _check_choices(opts: dict[str, Any]) -> Any:
+def _check_choices(flags: RunFlags) -> PreservationMode | None:
     from coder_eval.errors import UsageError
     from coder_eval.models.agent import agent_config_class
     from coder_eval.sandbox.drivers import PreservationMode
 
     mode = None
-    if opts["preservation_mode"] is not None:
+    if flags.preservation_mode is not None:
         try:
-            mode = PreservationMode(opts["preservation_mode"].upper())
+            mode = PreservationMode(flags.preservation_mode.upper())
         except ValueError:
             raise UsageError("--preservation-mode must be NONE, MOVE_ON_WRITE or DIRECT_WRITE") from None
-    if opts["agent_type"] is not None:
+    if flags.agent_type is not None:
         try:
-            agent_config_class(opts["agent_type"])
+            agent_config_class(flags.agent_type)
         except ValueError as exc:
             raise UsageError(f"--type: {exc}") from None
-    if opts["stream"] not in (None, "full", "minimal"):
+    if flags.stream not in (None, "full", "minimal"):
         raise UsageError("--stream must be full or minimal")
     return mode
 
 
-def _pipeline(*, grade: bool, **opts: Any) -> None:
+def _pipeline(flags: RunFlags, *, grade: bool) -> None:
     from coder_eval.cli.output import err, out
     from coder_eval.cli.progress import Progress
     from coder_eval.engine.run import RunRequest, run_pipeline
     from coder_eval.loading.loader import SelectOptions
 
-    mode = _check_choices(opts)
+    mode = _check_choices(flags)
     stream_factory = None
-    if opts["stream"]:
+    if flags.stream:
         from coder_eval.cli.stream import stream_factory as make_stream
 
-        stream_factory = make_stream(out(), opts["stream"])
+        stream_factory = make_stream(out(), flags.stream)
     request = RunRequest(
-        paths=list(opts["paths"] or []),
-        max_parallel=opts["max_parallel"],
-        repeats=opts["repeats"],
-        type_override=opts["agent_type"],
-        run_dir=opts["run_dir"],
+        paths=list(flags.paths or []),
+        max_parallel=flags.max_parallel,
+        repeats=flags.repeats,
+        type_override=flags.agent_type,
+        run_dir=flags.run_dir,
         preservation=mode,
         grade=grade,
-        resume=opts["resume"],
-        junit_xml=opts.get("junit_xml"),
-        backend=opts["backend"],
-        oracle=opts["oracle"],
-        cassettes=opts["cassettes"],
-        experiment=opts["experiment"],
-        sets=tuple(opts["sets"] or ()),
-        model=opts["model"],
-        driver=opts["driver"],
+        resume=flags.resume,
+        junit_xml=flags.junit_xml,
+        backend=flags.backend,
+        oracle=flags.oracle,
+        cassettes=flags.cassettes,
+        experiment=flags.experiment,
+        sets=tuple(flags.sets or ()),
+        model=flags.model,
+        driver=flags.driver,
         stream_factory=stream_factory,
         select=SelectOptions(
-            sample=opts["sample"],
-            sample_per_stratum=opts["sample_per_stratum"],
-            tags=_split(opts["tags"]),
-            exclude_tags=_split(opts["exclude_tags"]),
-            include_skipped=opts["include_skipped"],
+            sample=flags.sample,
+            sample_per_stratum=flags.sample_per_stratum,
+            tags=_split(flags.tags),
+            exclude_tags=_split(flags.exclude_tags),
+            include_skipped=flags.include_skipped,
         ),
     )
     progress = Progress(total=0, console=out(), live=False if stream_factory else None)
@@ -132,56 +171,31 @@ def _pipeline(*, grade: bool, **opts: Any) -> None:
     raise typer.Exit(outcome.exit_code)
 
 
-@guarded
-def run(
-    paths: Paths = None,
-    max_parallel: Parallel = 1,
-    tags: Tags = None,
-    exclude_tags: Exclude = None,
-    include_skipped: Skipped = False,
-    agent_type: AgentType = None,
-    repeats: Repeats = None,
-    run_dir: RunDir = None,
-    preservation_mode: Preserve = None,
-    resume: Resume = False,
-    sample: Sample = None,
-    sample_per_stratum: PerStratum = None,
-    junit_xml: Junit = None,
-    backend: Backend = None,
-    stream: Stream = None,
-    oracle: Oracle = False,
-    cassettes: Cassettes = None,
-    experiment: Experiment = None,
-    sets: Sets = None,
-    model: Model = None,
-    driver: Driver = None,
-) -> None:
-    """Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input."""
-    _pipeline(grade=True, **{k: v for k, v in locals().items()})
+def _command(name: str, doc: str, *, grade: bool, omit: frozenset[str] = frozenset()) -> Callable[..., None]:
+    """A Typer command whose parameters are the `RunFlags` fields (less `omit`)."""
+    hints = get_type_hints(RunFlags, include_extras=True)
+    params = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        for f in fields(RunFlags)
+        if f.name not in omit
+    ]
+
+    def command(**values: Any) -> None:
+        _pipeline(RunFlags(**values), grade=grade)
+
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = doc
+    command.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    setattr(command, "__signature__", inspect.Signature(params, return_annotation=None))  # noqa: B010
+    return guarded(command)
 
 
-@guarded
-def execute(
-    paths: Paths = None,
-    max_parallel: Parallel = 1,
-    tags: Tags = None,
-    exclude_tags: Exclude = None,
-    include_skipped: Skipped = False,
-    agent_type: AgentType = None,
-    repeats: Repeats = None,
-    run_dir: RunDir = None,
-    preservation_mode: Preserve = None,
-    resume: Resume = False,
-    sample: Sample = None,
-    sample_per_stratum: PerStratum = None,
-    backend: Backend = None,
-    stream: Stream = None,
-    oracle: Oracle = False,
-    cassettes: Cassettes = None,
-    experiment: Experiment = None,
-    sets: Sets = None,
-    model: Model = None,
-    driver: Driver = None,
-) -> None:
-    """Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`."""
-    _pipeline(grade=False, **{k: v for k, v in locals().items()})
+run = _command(
+    "run", "Run tasks with their agents and grade them. Exit 0 all succeeded, 1 any failure, 2 bad input.", grade=True
+)
+execute = _command(
+    "execute",
+    "Run tasks without grading (rows end NOT_GRADED); grade later with `evaluate RUN_DIR` or `run --resume`.",
+    grade=False,
+    omit=frozenset({"junit_xml"}),
+)

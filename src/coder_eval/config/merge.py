@@ -38,7 +38,8 @@ from typing import Any, Literal, TypedDict
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from coder_eval.config.schema import (
+from coder_eval.models.agent import DEFAULT_AGENT_KIND, agent_config_class
+from coder_eval.models.partial import (
     admits_none,
     agent_fields,
     is_agent_annotation,
@@ -46,7 +47,6 @@ from coder_eval.config.schema import (
     is_mapping_annotation,
     nested_model,
 )
-from coder_eval.models.agent import DEFAULT_AGENT_KIND, agent_config_class
 
 MergeStrategy = Literal["replace", "deep", "shallow", "append", "append_task_first"]
 LayerName = Literal["baseline", "experiment", "task", "variant", "cli"]

@@ -17,15 +17,15 @@ from pydantic.fields import FieldInfo
 
 from coder_eval.common.suggest import did_you_mean
 from coder_eval.config.merge import Layer
-from coder_eval.config.schema import (
+from coder_eval.errors import TaskConfigError, UsageError
+from coder_eval.loading.yaml_source import parse_yaml_text
+from coder_eval.models.partial import (
     agent_fields,
     is_agent_annotation,
     is_mapping_annotation,
     nested_model,
     unknown_key_message,
 )
-from coder_eval.errors import TaskConfigError, UsageError
-from coder_eval.loading.yaml_source import parse_yaml_text
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.task_parts import RunLimits
 

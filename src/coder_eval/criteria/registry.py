@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from coder_eval.criteria.base import Criterion
 from coder_eval.models.criteria import CRITERION_SPECS, criterion_types, spec_type
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.registry import Registry
 
-C = TypeVar("C", bound=type[Criterion[Any]])
+if TYPE_CHECKING:  # the built-in hook imports this registry at start-up: keep it light
+    from coder_eval.criteria.base import Criterion
+
+C = TypeVar("C", bound="type[Criterion[Any]]")
 
 CHECKERS: Registry[type[Criterion[Any]]] = Registry("criterion type")
 

@@ -19,10 +19,10 @@ from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
-from coder_eval.engine.evaluate import environment_info, task_config_record
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.hooks import run_post, run_pre
 from coder_eval.engine.model_link import ModelLink
+from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import task_view
@@ -115,7 +115,8 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
         return
     kind = agent_kind(unit.agent.type)
     try:
-        model_link = None if kind.model_less else options.model_link
+        # Only a kind that speaks a wire protocol gets a route; the rest bill what they report themselves.
+        model_link = options.model_link if kind.protocols and not kind.model_less else None
         link = model_link.open(unit, sandbox.workspace, vocabulary=kind.tools) if model_link is not None else None
     except CoderEvalError as exc:  # e.g. no script for this task under --backend script
         state.fail(FinalStatus.ERROR, str(exc))

@@ -14,11 +14,11 @@ from coder_eval.agents.events import StreamCallback
 from coder_eval.common.process import kill_running_commands
 from coder_eval.engine.batch import BatchObserver
 from coder_eval.engine.executors import get_executor
-from coder_eval.engine.experiment_files import write_experiment_reports
+from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
-from coder_eval.engine.planning import PlanInputs, plan_units
-from coder_eval.engine.regrade import RegradeError, regrade_in_place
+from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
+from coder_eval.engine.report_files import write_experiment_reports, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
@@ -27,7 +27,6 @@ from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
-from coder_eval.records.run_files import write_run_files
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
@@ -101,11 +100,18 @@ def resolve_backend(requested: str | None) -> str:
     return backend
 
 
+def _speaks_to_a_model(kind_name: str) -> bool:
+    from coder_eval.agents.registry import AGENTS
+
+    kind = AGENTS.find(kind_name)
+    return kind is not None and bool(kind.protocols) and not kind.model_less
+
+
 def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewayThread | None:
     # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster).
     """The run's model gateway, unless no unit needs a model or the backend bypasses it (bedrock)."""
     backend = resolve_backend(request.backend)
-    if backend == "bedrock" or all(u.agent.type == "none" for u in units):
+    if backend == "bedrock" or not any(_speaks_to_a_model(u.agent.type) for u in units):
         return None
     cassettes = None
     if backend == "record":
@@ -219,7 +225,7 @@ def run_pipeline(
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
     write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
     if request.junit_xml is not None:
-        from coder_eval.engine.reporting import junit_text
+        from coder_eval.engine.report_files import junit_text
         from coder_eval.suites import suite_gate_entries
 
         write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results, suite_gate_entries(rollups)))
@@ -233,7 +239,8 @@ def _suite_rollups(tasks: list[LoadedTask], results: list[EvaluationResult], run
     """suite.json / suite.md per (variant, dataset suite); their gates join the exit code."""
     if not any(r.suite_id for r in results):
         return []
-    from coder_eval.suites import build_suite_rollups, write_suite_rollups
+    from coder_eval.engine.report_files import write_suite_rollups
+    from coder_eval.suites import build_suite_rollups
 
     criteria: dict[str, list[BaseCriterion]] = {
         t.suite_id: list(t.definition.success_criteria) for t in tasks if t.suite_id

@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from coder_eval.config.schema import check_partial, check_partial_agent
 from coder_eval.models.base import Identifier, NonBlank, StrictModel
+from coder_eval.models.partial import check_partial, check_partial_agent
 from coder_eval.models.sandbox import SandboxConfig, TemplateSource
 from coder_eval.models.task_parts import (
     CheckerContext,

@@ -20,19 +20,21 @@ class VariantAggregate(RecordModel):
     `tasks_succeeded + tasks_failed + tasks_error + tasks_not_graded == tasks_run`.
     """
 
-    variant_id: str
-    tasks_run: int = 0
-    tasks_succeeded: int = 0
-    tasks_failed: int = 0
-    tasks_error: int = 0
-    tasks_not_graded: int = 0
-    tasks_measured: int = 0
-    average_score: float | None = None
-    average_duration: float | None = None
-    total_tokens: int = 0
-    replicate_count: int = 0
-    tasks_token_budget_exceeded: int = 0
-    tasks_cost_budget_exceeded: int = 0
+    variant_id: str = Field(description="The variant.")
+    tasks_run: int = Field(0, description="Rows run under this variant (replicates count once each).")
+    tasks_succeeded: int = Field(0, description="Rows with status SUCCESS.")
+    tasks_failed: int = Field(0, description="Rows that failed.")
+    tasks_error: int = Field(0, description="Rows that ended in an error.")
+    tasks_not_graded: int = Field(0, description="Rows executed but not graded.")
+    tasks_measured: int = Field(0, description="Rows that carry a weighted score.")
+    average_score: float | None = Field(
+        None, description="Mean weighted score over measured rows; None when none was measured."
+    )
+    average_duration: float | None = Field(None, description="Mean row duration in seconds.")
+    total_tokens: int = Field(0, description="Tokens over every row.")
+    replicate_count: int = Field(0, description="Highest replicate count of any task under this variant.")
+    tasks_token_budget_exceeded: int = Field(0, description="Rows stopped by their token budget.")
+    tasks_cost_budget_exceeded: int = Field(0, description="Rows stopped by their cost budget.")
 
     @property
     def tasks_graded(self) -> int:
@@ -51,17 +53,19 @@ class VariantAggregate(RecordModel):
 class VariantResult(RecordModel):
     """One replicate of one task under one variant, as the experiment summary shows it."""
 
-    variant_id: str
-    task_id: str
-    weighted_score: float | None = None
-    final_status: FinalStatus
-    duration_seconds: float = 0.0
-    total_tokens: int = 0
-    iteration_count: int = 0
-    total_assistant_turns: int = 0
-    reference_similarity: float | None = None
-    replicate_index: int = 0
-    replicate_count: int = 1
+    variant_id: str = Field(description="The variant.")
+    task_id: str = Field(description="The task.")
+    weighted_score: float | None = Field(None, description="The row's weighted score; None when unscored.")
+    final_status: FinalStatus = Field(description="The row's status.")
+    duration_seconds: float = Field(0.0, description="The row's duration.")
+    total_tokens: int = Field(0, description="The row's tokens.")
+    iteration_count: int = Field(0, description="Turns sent to the agent.")
+    total_assistant_turns: int = Field(0, description="Assistant messages over all turns.")
+    reference_similarity: float | None = Field(
+        None, description="Mean reference_comparison score, when the task has one."
+    )
+    replicate_index: int = Field(0, description="Which replicate, from 0.")
+    replicate_count: int = Field(1, description="Replicates of this task under this variant.")
 
 
 class TaskExperimentSummary(RecordModel):
@@ -72,12 +76,16 @@ class TaskExperimentSummary(RecordModel):
     highest variant mean minus the lowest.
     """
 
-    task_id: str
-    variant_results: list[VariantResult] = Field(default_factory=list)
-    best_variant: str | None = None
-    is_tie: bool = False
-    score_spread: float | None = None
-    replicate_count: int = 0
+    task_id: str = Field(description="The task.")
+    variant_results: list[VariantResult] = Field(
+        default_factory=list, description="Every replicate of the task under every variant."
+    )
+    best_variant: str | None = Field(
+        None, description="Variant with the highest mean score; None on a tie or when nothing was measured."
+    )
+    is_tie: bool = Field(False, description="True when the top means are equal.")
+    score_spread: float | None = Field(None, description="Highest variant mean minus the lowest.")
+    replicate_count: int = Field(0, description="Most replicates any variant ran of this task.")
 
     def scores_for(self, variant_id: str) -> list[float]:
         """Measured scores of one variant on this task, in replicate order."""
@@ -92,10 +100,17 @@ class TaskExperimentSummary(RecordModel):
 class ExperimentResult(RecordModel):
     """The cross-variant summary of an experiment run (experiment.json)."""
 
-    experiment_id: str
-    description: str = ""
-    variant_ids: list[str] = Field(default_factory=list)
-    task_summaries: list[TaskExperimentSummary] = Field(default_factory=list)
-    variant_aggregates: dict[str, VariantAggregate] = Field(default_factory=dict)
-    total_duration_seconds: float = 0.0
-    per_replicate_scores: dict[str, dict[str, list[float]]] = Field(default_factory=dict)
+    experiment_id: str = Field(description="The experiment.")
+    description: str = Field("", description="What the experiment measures.")
+    variant_ids: list[str] = Field(default_factory=list, description="The variants, in file order.")
+    task_summaries: list[TaskExperimentSummary] = Field(
+        default_factory=list, description="Per task, how every variant did."
+    )
+    variant_aggregates: dict[str, VariantAggregate] = Field(
+        default_factory=dict, description="Variant id -> its rollup over every task."
+    )
+    total_duration_seconds: float = Field(0.0, description="Wall-clock duration of the run.")
+    per_replicate_scores: dict[str, dict[str, list[float]]] = Field(
+        default_factory=dict,
+        description="Variant id -> task id -> measured scores in replicate order (for statistics).",
+    )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ T = TypeVar("T")
 
 _plugin_loader: Callable[[], None] | None = None
 _loading = False
+_lock = threading.RLock()
+"""Guards registration, lazy imports and plugin loading: units grade in worker threads, and a lookup
+must never see a half-imported entry (it would read as "no checker")."""
 
 
 def set_plugin_loader(loader: Callable[[], None]) -> None:
@@ -40,13 +44,14 @@ def set_plugin_loader(loader: Callable[[], None]) -> None:
 def load_plugins_once() -> None:
     """Run the installed plugin loader (it remembers that it ran); re-entrant calls return at once."""
     global _loading
-    if _plugin_loader is None or _loading:
-        return
-    _loading = True
-    try:
-        _plugin_loader()
-    finally:
-        _loading = False
+    with _lock:
+        if _plugin_loader is None or _loading:
+            return
+        _loading = True
+        try:
+            _plugin_loader()
+        finally:
+            _loading = False
 
 
 def import_target(target: str) -> Any:
@@ -93,6 +98,10 @@ class Registry(Generic[T]):
 
     def add(self, name: str, entry: T) -> T:
         """Register `entry` under `name`; the same entry again is a no-op, another one raises."""
+        with _lock:
+            return self._add(name, entry)
+
+    def _add(self, name: str, entry: T) -> T:
         existing = self._entries.get(name)
         if existing is not None and not self.same(existing, entry):
             raise RegistrationError(f"{self.what} {name!r} is already provided by {_label(existing)}")
@@ -105,6 +114,10 @@ class Registry(Generic[T]):
 
     def add_lazy(self, name: str, target: str) -> None:
         """Register `name` as the object `"module:attribute"` names, imported at first lookup."""
+        with _lock:
+            self._add_lazy(name, target)
+
+    def _add_lazy(self, name: str, target: str) -> None:
         existing = self._entries.get(name)
         if existing is not None:
             if _target_of(existing) != target:
@@ -117,6 +130,13 @@ class Registry(Generic[T]):
 
     def find(self, name: str) -> T | None:
         """The entry for `name` (importing a lazy one), or None; loads plugins before giving up."""
+        entry = self._entries.get(name)
+        if entry is not None:
+            return entry
+        with _lock:
+            return self._resolve(name)
+
+    def _resolve(self, name: str) -> T | None:
         if name not in self._entries and name not in self._lazy:
             load_plugins_once()
         target = self._lazy.pop(name, None)
@@ -149,7 +169,8 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         """Every registered name, plugins included, sorted."""
         load_plugins_once()
-        return sorted({*self._entries, *self._lazy})
+        with _lock:
+            return sorted({*self._entries, *self._lazy})
 
     def entries(self) -> list[tuple[str, T]]:
         """(name, entry) for every registered name, importing lazy entries."""

@@ -22,29 +22,35 @@ def sum_costs(values: list[float | None]) -> float | None:
 
 
 class SkippedTask(RecordModel):
-    path: str
-    reason: str
+    path: str = Field(description="The task file that was not run.")
+    reason: str = Field(description="Why it was not run (invalid, skip: true, filtered out).")
 
 
 class RunSummary(RecordModel):
     """Flat run summary: counts, per-row digests, and derived rates and costs."""
 
-    run_id: str
-    start_time: datetime
-    end_time: datetime
-    total_duration_seconds: float = 0.0
-    tasks_run: int = 0
-    tasks_succeeded: int = 0
-    tasks_failed: int = 0
-    tasks_error: int = 0
-    tasks_not_graded: int = 0
-    tasks_token_budget_exceeded: int = 0
-    tasks_cost_budget_exceeded: int = 0
-    skipped_tasks: list[SkippedTask] = Field(default_factory=list)
-    max_parallel: int = 1
-    task_results: list[dict[str, Any]] = Field(default_factory=list)
-    framework_version: str = ""
-    environment_info: dict[str, Any] = Field(default_factory=dict)
+    run_id: str = Field(description="Run id (the run directory's name).")
+    start_time: datetime = Field(description="When the run started.")
+    end_time: datetime = Field(description="When the run ended.")
+    total_duration_seconds: float = Field(0.0, description="Wall-clock duration of the run.")
+    tasks_run: int = Field(0, description="Rows run (every task, dataset row and replicate counts once).")
+    tasks_succeeded: int = Field(0, description="Rows with status SUCCESS.")
+    tasks_failed: int = Field(0, description="Rows that failed (FAILURE, TIMEOUT, turn or budget limits).")
+    tasks_error: int = Field(0, description="Rows that ended ERROR or BUILD_FAILED.")
+    tasks_not_graded: int = Field(0, description="Rows executed but not graded (NOT_GRADED).")
+    tasks_token_budget_exceeded: int = Field(0, description="Rows stopped by their token budget.")
+    tasks_cost_budget_exceeded: int = Field(0, description="Rows stopped by their cost budget.")
+    skipped_tasks: list[SkippedTask] = Field(
+        default_factory=list, description="Task files that were not run, with the reason."
+    )
+    max_parallel: int = Field(1, description="How many rows ran at the same time.")
+    task_results: list[dict[str, Any]] = Field(
+        default_factory=list, description="One digest per row: ids, status, score, tokens, cost, duration."
+    )
+    framework_version: str = Field("", description="Coder Eval version that wrote the run.")
+    environment_info: dict[str, Any] = Field(
+        default_factory=dict, description="Python version and platform of the run."
+    )
 
     @property
     def tasks_graded(self) -> int:

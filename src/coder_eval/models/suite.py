@@ -16,67 +16,84 @@ FAILED_SAMPLES_CAP = 20
 class ThresholdCheck(RecordModel):
     """One `suite_thresholds` entry checked against the aggregated metric of the same name."""
 
-    metric: str
-    min_value: float
-    actual_value: float | None = None
-    """None when the aggregator did not emit the metric; such a check always fails."""
-    passed: bool
+    metric: str = Field(description="Metric the threshold applies to.")
+    min_value: float = Field(description="Smallest passing value.")
+    actual_value: float | None = Field(
+        None, description="The metric's value; None when it was not produced (the check then fails)."
+    )
+    passed: bool = Field(description="Whether the metric reached the threshold.")
 
 
 class CriterionAggregate(RecordModel):
     """One criterion's metrics over the rows of a suite, and its suite gates."""
 
-    criterion_type: str
-    description: str = ""
-    rows_total: int = 0
-    rows_excluded: int = 0
-    """Rows where this criterion was not evaluated (or missing); they feed no metric."""
-    metrics: dict[str, float] = Field(default_factory=dict)
-    threshold_checks: list[ThresholdCheck] = Field(default_factory=list)
-    passed: bool = True
-    details: dict[str, Any] = Field(default_factory=dict)
-    """Render extras; for classification: `labels`, `per_label`, `confusion`."""
-    error: str | None = None
+    criterion_type: str = Field(description="The criterion's type.")
+    description: str = Field("", description="The criterion's description.")
+    rows_total: int = Field(0, description="Rows in the suite.")
+    rows_excluded: int = Field(
+        0, description="Rows where this criterion was not evaluated or is missing; they feed no metric."
+    )
+    metrics: dict[str, float] = Field(
+        default_factory=dict, description="Metric name -> value (mean score, accuracy, precision, ...)."
+    )
+    threshold_checks: list[ThresholdCheck] = Field(
+        default_factory=list, description="The criterion's suite_thresholds, checked."
+    )
+    passed: bool = Field(True, description="True when every threshold check passed.")
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Extras for rendering; for classification: `labels`, `per_label`, `confusion`.",
+    )
+    error: str | None = Field(None, description="Why the aggregate could not be computed, if so.")
 
 
 class CriterionStat(RecordModel):
     """A one-line summary of one criterion across the suite's rows."""
 
-    criterion_type: str
-    rows_evaluated: int = 0
-    average_score: float | None = None
-    error_count: int = 0
+    criterion_type: str = Field(description="The criterion's type.")
+    rows_evaluated: int = Field(0, description="Rows where the criterion was evaluated.")
+    average_score: float | None = Field(None, description="Mean score over those rows; None when there were none.")
+    error_count: int = Field(0, description="Rows whose result carries an error.")
 
 
 class FailedRowSummary(RecordModel):
     """A row that did not succeed, with the reasons a reader needs to start digging."""
 
-    row_id: str | None = None
-    task_id: str
-    final_status: str
-    weighted_score: float | None = None
-    failure_reasons: list[str] = Field(default_factory=list)
-    error_message: str | None = None
-    task_json_relpath: str | None = None
-    replicate_index: int = 0
+    row_id: str | None = Field(None, description="Dataset row id.")
+    task_id: str = Field(description="Task id of the row.")
+    final_status: str = Field(description="The row's status.")
+    weighted_score: float | None = Field(None, description="The row's weighted score; None when unscored.")
+    failure_reasons: list[str] = Field(
+        default_factory=list, description="Failed gating criteria with their scores, or the status."
+    )
+    error_message: str | None = Field(None, description="The row's error message, if any.")
+    task_json_relpath: str | None = Field(None, description="The row's task.json, relative to the run directory.")
+    replicate_index: int = Field(0, description="Which replicate, from 0.")
 
 
 class SuiteRollup(RecordModel):
     """suite.json: the rows of one dataset suite under one variant, rolled up."""
 
-    suite_id: str
-    variant_id: str = "default"
-    rows_total: int = 0
-    rows_passed: int = 0
-    rows_failed: int = 0
-    rows_error: int = 0
-    rows_measured: int = 0
-    """Rows that carry a weighted score; zero means the pass rate is unknown."""
-    average_weighted_score: float | None = None
-    criterion_stats: list[CriterionStat] = Field(default_factory=list)
-    failed_samples: list[FailedRowSummary] = Field(default_factory=list, max_length=FAILED_SAMPLES_CAP)
-    criterion_aggregates: list[CriterionAggregate] = Field(default_factory=list)
-    passed: bool = True
+    suite_id: str = Field(description="The dataset suite.")
+    variant_id: str = Field("default", description="The variant.")
+    rows_total: int = Field(0, description="Rows in the suite.")
+    rows_passed: int = Field(0, description="Rows with status SUCCESS.")
+    rows_failed: int = Field(0, description="Rows that failed.")
+    rows_error: int = Field(0, description="Rows that ended in an error.")
+    rows_measured: int = Field(0, description="Rows that carry a weighted score; zero means the pass rate is unknown.")
+    average_weighted_score: float | None = Field(None, description="Mean weighted score over measured rows.")
+    criterion_stats: list[CriterionStat] = Field(
+        default_factory=list, description="One line per criterion: rows evaluated, mean score, errors."
+    )
+    failed_samples: list[FailedRowSummary] = Field(
+        default_factory=list,
+        max_length=FAILED_SAMPLES_CAP,
+        description="Up to the first 20 rows that did not succeed, with reasons.",
+    )
+    criterion_aggregates: list[CriterionAggregate] = Field(
+        default_factory=list, description="Per criterion: metrics and suite gates."
+    )
+    passed: bool = Field(True, description="True when every suite gate passed.")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

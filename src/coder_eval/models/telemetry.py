@@ -13,12 +13,16 @@ from coder_eval.models.base import RecordModel
 class TokenUsage(RecordModel):
     """Token buckets and their cost. `input_tokens` is derived; cost bills uncached input only."""
 
-    uncached_input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    reasoning_tokens: int = 0
-    total_cost_usd: float | None = None
+    uncached_input_tokens: int = Field(0, description="Input tokens neither written to nor read from the prompt cache.")
+    output_tokens: int = Field(0, description="Output tokens.")
+    cache_creation_input_tokens: int = Field(0, description="Input tokens written to the prompt cache.")
+    cache_read_input_tokens: int = Field(0, description="Input tokens read from the prompt cache.")
+    reasoning_tokens: int = Field(
+        0, description="Reasoning tokens, when the provider reports them (part of the output)."
+    )
+    total_cost_usd: float | None = Field(
+        None, description="Cost in dollars; None when the model has no price (unpriced is not free)."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -55,36 +59,42 @@ class TokenUsage(RecordModel):
 class CommandTelemetry(RecordModel):
     """One tool call."""
 
-    tool_name: str
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    status: Literal["success", "error", "unknown", "unresolved"] = "unknown"
-    duration_ms: float = 0.0
-    sequence: int = 0
-    tool_use_id: str | None = None
-    parent_tool_use_id: str | None = None
-    result_summary: str | None = None
+    tool_name: str = Field(description="The tool the agent called.")
+    parameters: dict[str, Any] = Field(default_factory=dict, description="The call's arguments.")
+    status: Literal["success", "error", "unknown", "unresolved"] = Field(
+        "unknown", description="How the call ended: success, error, unknown, or unresolved (no result came back)."
+    )
+    duration_ms: float = Field(0.0, description="Time from the call to its result.")
+    sequence: int = Field(0, description="Position of the call in the task, from 0.")
+    tool_use_id: str | None = Field(None, description="The provider's id for the call.")
+    parent_tool_use_id: str | None = Field(None, description="The call that spawned this one (a sub-agent), if any.")
+    result_summary: str | None = Field(None, description="The start of the tool's result.")
 
 
 class UserMessage(RecordModel):
-    role: Literal["user"] = "user"
-    content: str = ""
-    timestamp: datetime | None = None
+    role: Literal["user"] = Field("user", description="Always `user`.")
+    content: str = Field("", description="The text sent to the agent.")
+    timestamp: datetime | None = Field(None, description="When it was sent.")
 
 
 class AssistantMessage(RecordModel):
-    role: Literal["assistant"] = "assistant"
-    content: str = ""
-    model: str | None = None
-    token_usage: TokenUsage = Field(default_factory=TokenUsage)
-    parent_tool_use_id: str | None = None
-    timestamp: datetime | None = None
+    role: Literal["assistant"] = Field("assistant", description="Always `assistant`.")
+    content: str = Field("", description="The agent's text.")
+    model: str | None = Field(None, description="The model that answered.")
+    token_usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens and cost of this message.")
+    parent_tool_use_id: str | None = Field(
+        None, description="The tool call (a sub-agent) this message belongs to, if any."
+    )
+    timestamp: datetime | None = Field(None, description="When it was received.")
 
 
 class ReconciliationMessage(RecordModel):
     """The residual between per-message usage and the turn total; carries no cost."""
 
-    role: Literal["reconciliation"] = "reconciliation"
-    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    role: Literal["reconciliation"] = Field("reconciliation", description="Always `reconciliation`.")
+    token_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Turn total minus the sum of the messages' usage."
+    )
 
 
 TranscriptMessage = Annotated[UserMessage | AssistantMessage | ReconciliationMessage, Field(discriminator="role")]
@@ -93,49 +103,59 @@ TranscriptMessage = Annotated[UserMessage | AssistantMessage | ReconciliationMes
 class ProviderCallCost(RecordModel):
     """One model call as the gateway saw it: protocol, model, latency, buckets, cost, outcome."""
 
-    protocol: str = ""
-    model: str | None = None
-    latency_ms: float = 0.0
-    token_usage: TokenUsage = Field(default_factory=TokenUsage)
-    status: int = 200
-    error: str | None = None
-    side_call: bool = False
+    protocol: str = Field("", description="Wire protocol of the call (anthropic, openai_chat, ...).")
+    model: str | None = Field(None, description="Model named in the request.")
+    latency_ms: float = Field(0.0, description="Time until the full reply.")
+    token_usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens and cost of the call.")
+    status: int = Field(200, description="HTTP status returned to the agent.")
+    error: str | None = Field(None, description="Why the call failed or was refused, if it was.")
+    side_call: bool = Field(False, description="True for calls outside the agent's main loop (titles, summaries).")
 
 
 class ResultSummary(RecordModel):
-    is_error: bool = False
-    subtype: str | None = None
-    stop_reason: str | None = None
-    result: str | None = None
+    is_error: bool = Field(False, description="True when the agent ended its turn with an error.")
+    subtype: str | None = Field(None, description="The agent's own code for how the turn ended.")
+    stop_reason: str | None = Field(None, description="Why the model stopped (end_turn, max_tokens, ...).")
+    result: str | None = Field(None, description="The agent's final text of the turn.")
 
 
 class TurnRecord(RecordModel):
     """One agent turn: the prompt, what the agent said and did, and what it cost."""
 
-    iteration: int
-    user_input: str = ""
-    agent_output: str = ""
-    commands: list[CommandTelemetry] = Field(default_factory=list)
-    timestamp: datetime | None = None
-    duration_seconds: float = 0.0
-    token_usage: TokenUsage = Field(default_factory=TokenUsage)
-    model_used: str | None = None
-    assistant_turn_count: int = 0
-    messages: list[TranscriptMessage] = Field(default_factory=list)
-    provider_call_costs: list[ProviderCallCost] = Field(default_factory=list)
-    num_turns: int | None = None
-    max_turns_exhausted: bool = False
-    result_summary: ResultSummary | None = None
-    crashed: bool = False
-    crash_reason: str | None = None
+    iteration: int = Field(description="Turn number, from 1.")
+    user_input: str = Field("", description="The prompt of this turn.")
+    agent_output: str = Field("", description="The agent's final text of this turn.")
+    commands: list[CommandTelemetry] = Field(
+        default_factory=list, description="Tool calls made during the turn, in order."
+    )
+    timestamp: datetime | None = Field(None, description="When the turn started.")
+    duration_seconds: float = Field(0.0, description="Wall-clock duration of the turn.")
+    token_usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens and cost of the turn.")
+    model_used: str | None = Field(None, description="Model the agent reported for this turn.")
+    assistant_turn_count: int = Field(0, description="Assistant messages in the turn.")
+    messages: list[TranscriptMessage] = Field(
+        default_factory=list, description="The turn's transcript: user, assistant and reconciliation entries."
+    )
+    provider_call_costs: list[ProviderCallCost] = Field(
+        default_factory=list, description="Each model call the gateway saw during the turn."
+    )
+    num_turns: int | None = Field(None, description="Model round-trips the agent reported for the turn.")
+    max_turns_exhausted: bool = Field(False, description="True when the turn hit the max_turns limit.")
+    result_summary: ResultSummary | None = Field(None, description="How the agent said the turn ended.")
+    crashed: bool = Field(False, description="True when the agent process died during the turn.")
+    crash_reason: str | None = Field(None, description="Why it died, if it did.")
 
 
 class CommandStatistics(RecordModel):
-    total_commands: int = 0
-    commands_by_tool: dict[str, int] = Field(default_factory=dict)
-    total_command_time_ms: float = 0.0
-    success_rate: float | None = None
-    slowest_commands: list[dict[str, Any]] = Field(default_factory=list)
+    total_commands: int = Field(0, description="Tool calls over every turn.")
+    commands_by_tool: dict[str, int] = Field(default_factory=dict, description="Tool name -> number of calls.")
+    total_command_time_ms: float = Field(0.0, description="Sum of tool-call durations.")
+    success_rate: float | None = Field(
+        None, description="Share of calls with a known outcome that succeeded; None when none had one."
+    )
+    slowest_commands: list[dict[str, Any]] = Field(
+        default_factory=list, description="The five slowest calls (tool name and duration)."
+    )
 
     @classmethod
     def from_turns(cls, turns: list[TurnRecord]) -> CommandStatistics:

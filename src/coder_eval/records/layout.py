@@ -11,6 +11,8 @@ TASK_EXECUTE_JSON = "task.execute.json"
 TASK_LOG = "task.log"
 RUN_JSON = "run.json"
 RUN_MD = "run.md"
+SUITE_JSON = "suite.json"
+SUITE_MD = "suite.md"
 ARTIFACTS_DIR = "artifacts"
 LATEST_LINK = "latest"
 SCRATCH_DIR = ".sandboxes"
@@ -25,6 +27,11 @@ def new_run_id(now: datetime | None = None) -> str:
 def replicate_dir(run_dir: Path, variant_id: str, task_id: str, replicate_index: int) -> Path:
     """runs/<run>/<variant>/<task>[/<row>]/<NN>/ — a dataset row id is one more level."""
     return run_dir / variant_id / Path(*task_id.split("/")) / f"{replicate_index:02d}"
+
+
+def suite_dir(run_dir: Path, variant_id: str, suite_id: str) -> Path:
+    """<run_dir>/<variant>/<suite_id>/: the parent of a dataset suite's row directories."""
+    return run_dir / variant_id / Path(*suite_id.split("/"))
 
 
 def default_run_dir(runs_root: Path, run_id: str) -> Path:

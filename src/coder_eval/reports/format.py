@@ -94,19 +94,6 @@ def replicate_suffix(replicate_index: int) -> str:
     return f" [rep {replicate_index}]" if replicate_index > 0 else ""
 
 
-def criterion_title(criterion: CriterionResult) -> str:
-    """`type: description`, or just the type when there is no description."""
-    if criterion.description:
-        return f"{criterion.criterion_type}: {criterion.description}"
-    return criterion.criterion_type
-
-
-def score_against_threshold(criterion: CriterionResult) -> str:
-    """`score 0.400 < threshold 0.900` for an evaluated criterion, the comparison matching the outcome."""
-    sign = ">=" if criterion.score >= criterion.pass_threshold else "<"
-    return f"score {criterion.score:.3f} {sign} threshold {criterion.pass_threshold:.3f}"
-
-
 def criteria_tally(criteria: list[CriterionResult]) -> tuple[int, int]:
     """(passed, total) over gating criteria only: informational ones never count either way."""
     gating = [c for c in criteria if c.gating]

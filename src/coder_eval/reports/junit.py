@@ -12,14 +12,12 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from coder_eval.models.results import CriterionResult, EvaluationResult
+from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
 from coder_eval.models.run import RunSummary
 from coder_eval.reports.format import (
-    criterion_title,
     format_score,
     replicate_suffix,
     row_status,
-    score_against_threshold,
     truncate,
 )
 

@@ -6,12 +6,17 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
+from coder_eval.models.results import (
+    CommandResult,
+    CriterionResult,
+    EvaluationResult,
+    criterion_title,
+    score_against_threshold,
+)
 from coder_eval.models.run import RunSummary
 from coder_eval.reports.format import (
     OUTCOME_LABEL,
     OUTCOME_MARK,
-    criterion_title,
     format_duration,
     format_percent,
     format_score,
@@ -19,7 +24,6 @@ from coder_eval.reports.format import (
     format_usd,
     replicate_suffix,
     row_status,
-    score_against_threshold,
     truncate,
 )
 

@@ -71,6 +71,8 @@ class Sandbox:
 
     def setup(self) -> Path:
         """Create the workspace and apply templates, environments, recorders and mock dirs."""
+        if self.request.scratch is not None:
+            self.request.scratch.mkdir(parents=True, exist_ok=True)
         env = self.environment = self.driver.create(self.request)
         apply_sources(
             self.config.template_sources,

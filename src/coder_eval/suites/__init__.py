@@ -1,4 +1,4 @@
-"""Dataset-suite rollups: per-criterion aggregation, suite gates, suite.json and suite.md."""
+"""Dataset-suite rollups: per-criterion aggregation, and the suite gates."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from coder_eval.suites.rollup import (
     build_suite_rollups,
     suite_gate_entries,
     suite_gates_passed,
-    write_suite_rollups,
 )
 
 __all__ = [
@@ -27,5 +26,4 @@ __all__ = [
     "score_metrics",
     "suite_gate_entries",
     "suite_gates_passed",
-    "write_suite_rollups",
 ]

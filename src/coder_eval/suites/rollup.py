@@ -1,4 +1,7 @@
-"""Roll the rows of each dataset suite up into suite.json / suite.md, and decide the suite gates."""
+"""Roll the rows of each dataset suite up into a `SuiteRollup`, and decide the suite gates.
+
+The rollups are written (suite.json / suite.md) by `coder_eval.engine.report_files`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coder_eval.models.criteria_base import BaseCriterion
-from coder_eval.models.results import CriterionResult, EvaluationResult
+from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
 from coder_eval.models.suite import (
     FAILED_SAMPLES_CAP,
     CriterionAggregate,
@@ -15,13 +18,8 @@ from coder_eval.models.suite import (
     FailedRowSummary,
     SuiteRollup,
 )
-from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import TASK_JSON, replicate_dir
-from coder_eval.reports.format import criterion_title, score_against_threshold
 from coder_eval.suites.aggregate import RowResults, aggregate_criterion
-
-SUITE_JSON = "suite.json"
-SUITE_MD = "suite.md"
 
 SuiteKey = tuple[str, str]
 """(variant_id, suite_id)."""
@@ -161,7 +159,7 @@ def build_suite_rollups(
     ]
 
 
-# --- gates and files --------------------------------------------------------------------------
+# --- gates --------------------------------------------------------------------------------
 
 
 def suite_gates_passed(rollups: Sequence[SuiteRollup]) -> bool:
@@ -187,22 +185,3 @@ def suite_gate_entries(rollups: Sequence[SuiteRollup]) -> list[tuple[str, bool, 
         for r in rollups
         if any(a.threshold_checks for a in r.criterion_aggregates)
     ]
-
-
-def suite_dir(run_dir: Path, rollup: SuiteRollup) -> Path:
-    """<run_dir>/<variant>/<suite_id>/ — the parent of the suite's row directories."""
-    return run_dir / rollup.variant_id / Path(*rollup.suite_id.split("/"))
-
-
-def write_suite_rollups(run_dir: Path, rollups: Sequence[SuiteRollup]) -> list[Path]:
-    """Write suite.json and suite.md for each rollup atomically; returns the paths written."""
-    from coder_eval.reports.suite_markdown import render_suite_markdown
-
-    written: list[Path] = []
-    for rollup in rollups:
-        directory = suite_dir(run_dir, rollup)
-        json_path, md_path = directory / SUITE_JSON, directory / SUITE_MD
-        write_text_atomic(json_path, rollup.model_dump_json(indent=2) + "\n")
-        write_text_atomic(md_path, render_suite_markdown(rollup))
-        written += [json_path, md_path]
-    return written

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coder_eval.engine.regrade import RegradeError, recorded_commands, regrade_in_place, task_from_record
+from coder_eval.engine.regrade_task import RegradeError, recorded_commands, regrade_in_place, task_from_record
+from coder_eval.engine.report_files import write_run_files
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.records.layout import find_task_results
-from coder_eval.records.run_files import write_run_files
 from coder_eval.records.store import read_run_summary, read_task_result
 
 

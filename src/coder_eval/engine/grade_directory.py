@@ -1,27 +1,36 @@
-"""Grade a directory against a task's criteria without running an agent."""
+"""`coder-eval evaluate TASK WORKDIR`: grade a directory against a task's criteria, no agent.
+
+`run_evaluate` is the command's library half (pick the task or dataset row, grade, write the
+records); `evaluate_directory` grades and writes task.json / task.log for one task.
+"""
 
 from __future__ import annotations
 
-import platform
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from coder_eval import __version__
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
+from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.report_files import write_run_files
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import UsageError
-from coder_eval.loading.loader import LoadedTask
+from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
-from coder_eval.records.layout import ARTIFACTS_DIR, replicate_dir
+from coder_eval.records.layout import (
+    ARTIFACTS_DIR,
+    DEFAULT_RUNS_DIR,
+    default_run_dir,
+    new_run_id,
+    point_latest,
+    replicate_dir,
+)
 from coder_eval.records.store import write_task_result
 
 
@@ -31,22 +40,6 @@ class EvaluateOptions:
     preserve: bool = True
     variant_id: str = "default"
     replicate_index: int = 0
-
-
-def environment_info() -> dict[str, Any]:
-    return {
-        "coder_eval_version": __version__,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-    }
-
-
-def task_config_record(task: LoadedTask) -> dict[str, Any]:
-    return {
-        "resolved": task.definition.model_dump(mode="json", exclude_unset=True),
-        "source_file": str(task.source_file.resolve()),
-        "row": task.row,
-    }
 
 
 def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
@@ -144,3 +137,47 @@ def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: 
     write_task_result(out_dir, result)
     log.write(out_dir)
     return result
+
+
+@dataclass
+class EvaluateOutcome:
+    result: EvaluationResult
+    run_dir: Path
+
+
+def pick_task(task_file: Path, row: str | None) -> LoadedTask:
+    if task_file.is_dir():
+        raise UsageError(f"{task_file} is a directory; pass one task YAML file")
+    task, raw = load_task_file(task_file)
+    tasks = expand_dataset(task, raw, task_file)
+    if row is not None:
+        match = [t for t in tasks if t.row_id == row]
+        if not match:
+            raise UsageError(
+                f"{task_file} has no dataset row {row!r}; rows: {', '.join(str(t.row_id) for t in tasks[:20])}"
+            )
+        return match[0]
+    if len(tasks) > 1:
+        raise UsageError(f"{task_file} fans out over {len(tasks)} dataset rows; choose one with --row")
+    return tasks[0]
+
+
+def run_evaluate(
+    task_file: Path, workdir: Path, *, run_dir: Path | None, in_place: bool, preserve: bool, row: str | None
+) -> EvaluateOutcome:
+    if not workdir.is_dir():
+        raise UsageError(f"work directory {workdir} does not exist or is not a directory")
+    task = pick_task(task_file, row)
+    runs_root = Path(DEFAULT_RUNS_DIR)
+    target = run_dir or default_run_dir(runs_root, new_run_id())
+    if target.resolve() == workdir.resolve() or workdir.resolve() in target.resolve().parents:
+        raise UsageError("--run-dir must not be inside the directory being graded")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot use {target} as the run directory ({exc.strerror or exc})") from None
+    result = evaluate_directory(task, workdir, target, EvaluateOptions(in_place=in_place, preserve=preserve))
+    write_run_files(target, [result])
+    if run_dir is None:
+        point_latest(runs_root, target)
+    return EvaluateOutcome(result, target)

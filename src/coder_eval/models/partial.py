@@ -1,11 +1,14 @@
 """Walk pydantic schemas by dotted path: field lookup, did-you-mean and partial-dict checks.
 
 Shared by the experiment models (partial `agent` / `run_limits` / `sandbox` dicts are
-checked for unknown keys at load), the `-D` override parser and the merge resolver.
+checked for unknown keys at load), the `-D` override parser and the merge resolver. It lives
+in `models` because the experiment models validate with it, and `models` imports nothing
+else of ours; agent kinds come from the agent-config registry, which loads plugins lazily.
 """
 
 from __future__ import annotations
 
+import difflib
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -14,7 +17,6 @@ from typing import Annotated, Any, Union
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-from coder_eval.common.suggest import did_you_mean
 from coder_eval.models.agent import BaseAgentConfig, agent_config_class, registered_agent_kinds
 
 
@@ -75,7 +77,8 @@ def agent_fields(kind: str | None) -> dict[str, FieldInfo]:
 def unknown_key_message(path: str, key: str, known: Sequence[str]) -> str:
     """`path.key: unknown key (did you mean ...)` with the allowed keys when nothing is close."""
     where = f"{path}.{key}" if path else key
-    hint = did_you_mean(key, list(known)) or f"allowed keys: {', '.join(sorted(known))}"
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {', '.join(sorted(known))}"
     return f"{where}: unknown key ({hint})"
 
 

@@ -1,0 +1,119 @@
+"""Payloads of the experiment page (arms, intervals, verdicts, per-task best arm) and the suite page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from coder_eval.experiments.analysis import compare_arms, task_score, variant_statistics
+from coder_eval.experiments.stats import MeanEstimate, RateEstimate
+from coder_eval.models.experiment_results import ExperimentResult
+from coder_eval.models.suite import SuiteRollup
+
+EXPERIMENT_JSON = "experiment.json"
+SUITE_JSON = "suite.json"
+
+
+def _mean(estimate: MeanEstimate | None) -> dict[str, Any] | None:
+    if estimate is None:
+        return None
+    return {"mean": estimate.mean, "low": estimate.low, "high": estimate.high, "n": estimate.n}
+
+
+def _rate(estimate: RateEstimate | None) -> dict[str, Any] | None:
+    if estimate is None:
+        return None
+    return {
+        "rate": estimate.rate,
+        "low": estimate.low,
+        "high": estimate.high,
+        "successes": estimate.successes,
+        "trials": estimate.trials,
+    }
+
+
+def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
+    """Every arm with its intervals, each arm against the first, and each task's scores by arm."""
+    arms = []
+    for variant_id in result.variant_ids:
+        stats = variant_statistics(result, variant_id)
+        aggregate = result.variant_aggregates.get(variant_id)
+        arms.append(
+            {
+                "variant_id": variant_id,
+                "aggregate": aggregate.model_dump(mode="json") if aggregate else None,
+                "score": _mean(stats.score),
+                "pass_rate": _rate(stats.pass_rate),
+                "unmeasured": stats.unmeasured_rows,
+            }
+        )
+    comparisons = []
+    baseline = result.variant_ids[0] if result.variant_ids else None
+    for variant_id in result.variant_ids[1:]:
+        assert baseline is not None
+        c = compare_arms(result, baseline, variant_id)
+        comparisons.append(
+            {
+                "a": c.label_a,
+                "b": c.label_b,
+                "verdict": c.verdict,
+                "n": c.n,
+                "mean_difference": c.mean_difference,
+                "interval": _mean(c.interval),
+                "t_pvalue": c.t_pvalue,
+                "wilcoxon_pvalue": c.wilcoxon_pvalue,
+                "welch_pvalue": c.welch_pvalue,
+                "b_better": c.b_better,
+                "a_better": c.a_better,
+                "ties": c.ties,
+                "tasks_excluded": c.tasks_excluded,
+                "unmeasured_rows": c.unmeasured_rows,
+            }
+        )
+    tasks = []
+    for summary in result.task_summaries:
+        tasks.append(
+            {
+                "task_id": summary.task_id,
+                "best_variant": summary.best_variant,
+                "is_tie": summary.is_tie,
+                "spread": summary.score_spread,
+                "arms": {v: _mean(task_score(summary, v)) for v in result.variant_ids},
+                "replicates": [
+                    {
+                        "variant_id": r.variant_id,
+                        "replicate_index": r.replicate_index,
+                        "status": r.final_status.value,
+                        "score": r.weighted_score,
+                    }
+                    for r in summary.variant_results
+                ],
+            }
+        )
+    return {
+        "run_id": run_id,
+        "experiment_id": result.experiment_id,
+        "description": result.description,
+        "variant_ids": result.variant_ids,
+        "duration": result.total_duration_seconds,
+        "arms": arms,
+        "comparisons": comparisons,
+        "tasks": tasks,
+    }
+
+
+def find_suites(run_dir: Path) -> list[dict[str, str]]:
+    """suite.json files of a run (`<variant>/<suite id>/suite.json`), without walking every replicate."""
+    out = []
+    for path in sorted(run_dir.glob(f"*/*/{SUITE_JSON}")):
+        rel = path.parent.relative_to(run_dir)
+        out.append({"path": rel.as_posix(), "variant_id": rel.parts[0], "suite_id": rel.parts[1]})
+    return out
+
+
+def suite_payload(run_id: str, rel: str, rollup: SuiteRollup) -> dict[str, Any]:
+    data = rollup.model_dump(mode="json")
+    for sample in data["failed_samples"]:
+        relpath = sample.get("task_json_relpath")
+        sample["task_path"] = str(Path(relpath).parent.as_posix()) if relpath else None
+    return {"run_id": run_id, "path": rel, "suite": data}

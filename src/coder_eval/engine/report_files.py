@@ -1,0 +1,206 @@
+"""Every report file of a run directory is written here, and only here.
+
+`run`/`execute`, `evaluate`, `aggregate` and `report` all come through this module:
+
+- run.json (the summary record) and run.md, from the task results;
+- experiment.json/.md/.html at the run root and variant.json/.md/.html per variant;
+- suite.json and suite.md per (variant, dataset suite);
+- JUnit XML, run.html and task.html on request.
+
+The renderers in `coder_eval.reports` stay pure (records in, text out); the records layer only
+reads and writes records. This module joins the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from coder_eval.errors import RecordError, UsageError
+from coder_eval.models.results import EvaluationResult
+from coder_eval.models.run import RunSummary, SkippedTask
+from coder_eval.records.atomic import write_text_atomic
+from coder_eval.records.layout import RUN_JSON, RUN_MD, SUITE_JSON, SUITE_MD, find_task_results, suite_dir
+from coder_eval.records.store import read_run_summary, read_task_result, read_task_results, write_run_summary
+from coder_eval.records.summary import build_run_summary
+
+if TYPE_CHECKING:  # only annotations: `evaluate` and `aggregate` never build these models
+    from coder_eval.models.experiment import ExperimentDefinition
+    from coder_eval.models.experiment_results import VariantAggregate
+    from coder_eval.models.suite import SuiteRollup
+
+ReportFormat = Literal["md", "html", "junit"]
+
+# --- run.json and run.md ----------------------------------------------------------------------
+
+
+def write_run_files(
+    run_dir: Path,
+    results: list[EvaluationResult],
+    *,
+    run_id: str | None = None,
+    skipped: list[SkippedTask] | None = None,
+    start_time: datetime | None = None,
+    end_time: datetime | None = None,
+    max_parallel: int = 1,
+) -> RunSummary:
+    """Build the summary with the one shared builder and write run.json and run.md."""
+    from coder_eval.reports.markdown import render_run_markdown
+
+    summary = build_run_summary(
+        run_id or run_dir.name,
+        results,
+        skipped=skipped,
+        start_time=start_time,
+        end_time=end_time,
+        max_parallel=max_parallel,
+    )
+    write_run_summary(run_dir, summary)
+    write_text_atomic(run_dir / RUN_MD, render_run_markdown(summary, results))
+    return summary
+
+
+# --- experiment and variant files -------------------------------------------------------------
+
+
+def write_experiment_reports(
+    run_dir: Path, experiment: ExperimentDefinition, results: list[EvaluationResult], duration: float
+) -> None:
+    """Aggregates as JSON for machines; statistics only in the Markdown/HTML, computed when rendering.
+
+    The statistical reports (and SciPy, which takes seconds to import) are only produced when
+    there is something to compare: several variants, or replicates of a task. A single-arm,
+    single-replicate run is fully described by run.md.
+    """
+    from coder_eval.experiments.build import build_experiment_result, build_variant_aggregate
+
+    variant_ids = [v.variant_id for v in experiment.variants]
+    result = build_experiment_result(
+        experiment.experiment_id, experiment.description, variant_ids, results, total_duration_seconds=duration
+    )
+    comparable = len(result.variant_ids) > 1 or any(r.replicate_index > 0 for r in results)
+    write_text_atomic(run_dir / "experiment.json", result.model_dump_json(indent=2))
+    if comparable:
+        from coder_eval.reports.experiment_html import render_experiment_html
+        from coder_eval.reports.experiment_markdown import render_experiment_markdown
+
+        write_text_atomic(run_dir / "experiment.md", render_experiment_markdown(result))
+        write_text_atomic(run_dir / "experiment.html", render_experiment_html(result))
+    for variant_id in result.variant_ids:
+        rows = [r for r in results if r.variant_id == variant_id]
+        if rows:
+            _write_variant(run_dir / variant_id, build_variant_aggregate(variant_id, rows), rows, comparable)
+
+
+def _write_variant(target: Path, aggregate: VariantAggregate, rows: list[EvaluationResult], comparable: bool) -> None:
+    write_text_atomic(target / "variant.json", aggregate.model_dump_json(indent=2))
+    if comparable:
+        from coder_eval.reports.experiment_html import render_variant_html
+        from coder_eval.reports.experiment_markdown import render_variant_markdown
+
+        write_text_atomic(target / "variant.md", render_variant_markdown(aggregate, rows))
+        write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows))
+
+
+# --- suite files ------------------------------------------------------------------------------
+
+
+def write_suite_rollups(run_dir: Path, rollups: Sequence[SuiteRollup]) -> list[Path]:
+    """Write suite.json and suite.md for each rollup atomically; returns the paths written."""
+    from coder_eval.reports.suite_markdown import render_suite_markdown
+
+    written: list[Path] = []
+    for rollup in rollups:
+        directory = suite_dir(run_dir, rollup.variant_id, rollup.suite_id)
+        json_path, md_path = directory / SUITE_JSON, directory / SUITE_MD
+        write_text_atomic(json_path, rollup.model_dump_json(indent=2) + "\n")
+        write_text_atomic(md_path, render_suite_markdown(rollup))
+        written += [json_path, md_path]
+    return written
+
+
+# --- JUnit, HTML and the `report` / `aggregate` commands --------------------------------------
+
+
+def _check_run_dir(run_dir: Path) -> None:
+    if not run_dir.is_dir():
+        raise UsageError(f"run directory {run_dir} does not exist")
+
+
+def _row_key(row: dict[str, object]) -> tuple[str, str, int]:
+    return (str(row.get("variant_id")), str(row.get("task_id")), int(str(row.get("replicate_index") or 0)))
+
+
+def _results_by_row(summary: RunSummary, results: list[EvaluationResult]) -> dict[int, EvaluationResult]:
+    by_key = {(r.variant_id, r.task_id, r.replicate_index): r for r in results}
+    out: dict[int, EvaluationResult] = {}
+    for i, row in enumerate(summary.task_results):
+        match = by_key.get(_row_key(row))
+        if match is not None:
+            out[i] = match
+    return out
+
+
+def junit_text(
+    run_dir: Path,
+    summary: RunSummary,
+    results: list[EvaluationResult],
+    suite_gates: list[tuple[str, bool, str]] | None = None,
+) -> str:
+    """The one JUnit builder, shared by `run --junit-xml` and `report -f junit`."""
+    from coder_eval.reports.junit import render_junit
+
+    return render_junit(summary, _results_by_row(summary, results), suite_gates=suite_gates or None)
+
+
+def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
+    """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
+    from coder_eval.reports.html import render_run_html, render_task_html
+    from coder_eval.reports.markdown import render_run_markdown
+
+    _check_run_dir(run_dir)
+    summary = read_run_summary(run_dir)
+    results, _warnings = read_task_results(run_dir)
+    if fmt == "md":
+        text = render_run_markdown(summary, results)
+        if output is None:
+            return text, []
+        write_text_atomic(output, text)
+        return None, [output]
+    if fmt == "junit":
+        target = output or run_dir / "junit.xml"
+        write_text_atomic(target, junit_text(run_dir, summary, results))
+        return None, [target]
+    written: list[Path] = []
+    paths = find_task_results(run_dir)
+    if output is not None and len(paths) == 1:
+        write_text_atomic(output, render_task_html(read_task_result(paths[0])))
+        return None, [output]
+    for path in paths:
+        target = path.with_name("task.html")
+        write_text_atomic(target, render_task_html(read_task_result(path)))
+        written.append(target)
+    run_html = output or run_dir / "run.html"
+    write_text_atomic(run_html, render_run_html(summary, results))
+    return None, [run_html, *written]
+
+
+def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]]:
+    """Rebuild run.json and run.md from the task.json files under `run_dir`."""
+    _check_run_dir(run_dir)
+    results, warnings = read_task_results(run_dir)
+    if not results and not (run_dir / RUN_JSON).is_file():
+        raise RecordError(f"{run_dir} holds no task.json files; nothing to aggregate")
+    skipped = []
+    try:
+        previous = read_run_summary(run_dir)
+        skipped = previous.skipped_tasks
+        max_parallel = previous.max_parallel
+    except RecordError:
+        max_parallel = 1
+    target = output or run_dir
+    target.mkdir(parents=True, exist_ok=True)
+    summary = write_run_files(target, results, run_id=run_dir.name, skipped=skipped, max_parallel=max_parallel)
+    return summary, warnings
