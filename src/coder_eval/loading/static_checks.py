@@ -78,7 +78,7 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
                 "paths are relative to the task YAML",
             )
         )
-    from coder_eval.sandbox.host_paths import host_path_problems
+    from coder_eval.models.host_paths import host_path_problems
 
     for message, where in host_path_problems(task.sandbox, task_dir):
         problems.append(Problem(message, where))

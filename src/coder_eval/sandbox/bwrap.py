@@ -26,7 +26,7 @@ from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, run_process
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import TempdirDriver, _Finisher
+from coder_eval.sandbox.tempdir import TempdirDriver, Finisher
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
 MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
@@ -73,7 +73,7 @@ def python_dirs() -> list[str]:
 class BubblewrapEnvironment(IsolatedEnvironment):
     """One unit's namespaces: set-up commands in throwaway ones, the rest in the holder's."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: _Finisher | None) -> None:
+    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
         super().__init__(workspace, request, finisher)
         self.isolated_net = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
@@ -171,4 +171,4 @@ class BubblewrapDriver(TempdirDriver):
 
             raise SetupError("bubblewrap (bwrap) is not installed or cannot create namespaces on this machine")
         workspace = self.new_workspace(request)
-        return BubblewrapEnvironment(workspace, request, _Finisher(request.artifacts_dir, request.mode))
+        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))

@@ -20,11 +20,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, run_process
+from coder_eval.models.host_paths import mount_problem
+from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
-from coder_eval.sandbox.host_paths import extra_mounts
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import TempdirDriver, _Finisher
+from coder_eval.sandbox.tempdir import TempdirDriver, Finisher
 from coder_eval.sandbox.templates import SetupError
 
 KILL_TIMEOUT = 30
@@ -42,7 +43,7 @@ def docker_available() -> bool:
 class DockerEnvironment(IsolatedEnvironment):
     """One unit's container."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: _Finisher | None, image: str) -> None:
+    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, image: str) -> None:
         super().__init__(workspace, request, finisher)
         docker = request.config.docker
         self.network = (docker.network if docker and docker.network else None) or "none"
@@ -136,6 +137,17 @@ class DockerEnvironment(IsolatedEnvironment):
             subprocess.run(["docker", "rm", "-f", self.name], capture_output=True, timeout=KILL_TIMEOUT)
 
 
+def extra_mounts(config: SandboxConfig, task_dir: Path | None) -> list[tuple[Path, str]]:
+    """The resolved (host path, mode) of each docker.extra_mounts entry; a refused one raises SetupError."""
+    out = []
+    for entry in config.docker.extra_mounts if config.docker else []:
+        path, mode, why = mount_problem(entry, config, task_dir or Path.cwd())
+        if why is not None:
+            raise SetupError(f"sandbox.docker.extra_mounts: {why}")
+        out.append((path, mode))
+    return out
+
+
 def _docker() -> str:
     """The docker client by absolute path (it runs with the sandbox's PATH, meant for inside)."""
     return shutil.which("docker") or "docker"
@@ -155,4 +167,4 @@ class DockerDriver(TempdirDriver):
             raise SetupError("docker is not installed or its daemon is not running (see scripts/sandbox-deps.sh)")
         image = image_for(request.config.docker, request.task_dir or Path.cwd())
         workspace = self.new_workspace(request)
-        return DockerEnvironment(workspace, request, _Finisher(request.artifacts_dir, request.mode), image)
+        return DockerEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode), image)

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
 from coder_eval.sandbox.drivers import SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
-from coder_eval.sandbox.tempdir import HostEnvironment, _Finisher
+from coder_eval.sandbox.tempdir import HostEnvironment, Finisher
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
@@ -49,7 +49,7 @@ def link_tree(src: Path, dst: Path) -> None:
 class IsolatedEnvironment(HostEnvironment):
     """A HostEnvironment whose commands run inside a per-unit holder once sealed."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: _Finisher | None) -> None:
+    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
         scratch = request.scratch
         if scratch is not None:
             scratch.mkdir(parents=True, exist_ok=True)

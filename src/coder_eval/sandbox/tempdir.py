@@ -30,7 +30,7 @@ class HostEnvironment:
         workspace: Path,
         *,
         base_env: Mapping[str, str] | None = None,
-        finish: _Finisher | None = None,
+        finish: Finisher | None = None,
         home: Path | None = None,
         passthrough: list[str] | None = None,
     ) -> None:
@@ -132,7 +132,7 @@ class HostEnvironment:
         return self._finisher(self._workspace) if self._finisher is not None else self._workspace
 
 
-class _Finisher:
+class Finisher:
     """Preserve or drop a temporary workspace according to the preservation mode."""
 
     def __init__(self, artifacts_dir: Path, mode: PreservationMode) -> None:
@@ -160,7 +160,7 @@ class TempdirDriver:
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
         workspace = self.new_workspace(request)
-        finisher = _Finisher(request.artifacts_dir, request.mode)
+        finisher = Finisher(request.artifacts_dir, request.mode)
         home = Path(tempfile.mkdtemp(prefix="home-", dir=request.scratch))
         passthrough = request.config.passthrough()
         return HostEnvironment(

@@ -56,7 +56,7 @@ def copy_tree(src: Path, dst: Path, ignore: IgnoreRules) -> None:
 def apply_template_dir(
     src: TemplateDirSource, root: Path, task_dir: Path, task_file: Path, ignore: IgnoreRules, *, allow_host: bool
 ) -> None:
-    from coder_eval.sandbox.host_paths import confined
+    from coder_eval.models.host_paths import confined
 
     source, refused = confined(src.path, task_dir, allow=allow_host)
     if refused is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from coder_eval.models.sandbox import SandboxConfig
+from coder_eval.models.sandbox import SandboxConfig, TemplateDirSource
 
 
 def task_tree(task_dir: Path) -> list[Path]:
@@ -43,25 +43,15 @@ def split_mount(entry: str) -> tuple[str, str]:
     return entry, "ro"
 
 
-def extra_mounts(config: SandboxConfig, task_dir: Path | None) -> list[tuple[Path, str]]:
-    """The resolved (host path, mode) of each docker.extra_mounts entry; refused ones raise SetupError."""
-    from coder_eval.sandbox.templates import SetupError
-
-    entries = config.docker.extra_mounts if config.docker else []
-    out = []
-    for entry in entries:
-        raw, mode = split_mount(entry)
-        path, why = confined(raw, task_dir or Path.cwd(), allow=config.allow_host_paths)
-        if why is not None:
-            raise SetupError(f"sandbox.docker.extra_mounts: {why}")
-        out.append((path, mode))
-    return out
+def mount_problem(entry: str, config: SandboxConfig, task_dir: Path) -> tuple[Path, str, str | None]:
+    """(resolved host path, mode, why it is refused or None) of one docker.extra_mounts entry."""
+    raw, mode = split_mount(entry)
+    path, why = confined(raw, task_dir, allow=config.allow_host_paths)
+    return path, mode, why
 
 
 def host_path_problems(config: SandboxConfig, task_dir: Path) -> list[tuple[str, str]]:
     """(message, field) for every host path of the sandbox that leaves the task tree (for `plan`)."""
-    from coder_eval.models.sandbox import TemplateDirSource
-
     problems = []
     for i, src in enumerate(config.template_sources):
         if isinstance(src, TemplateDirSource):
