@@ -165,7 +165,10 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
 
 
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
-    inner = _share_task_dir(sandbox, state.unit, options.run_dir)
+    definition = state.unit.task.definition
+    commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
+    # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
+    inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
     if reference is not None:
         inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
     try:

@@ -177,6 +177,9 @@ def run_pipeline(
     )
     plan = plan_units(report.tasks, inputs)
     units = plan.units
+    from coder_eval.sandbox.auto import warn_if_unisolated
+
+    warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
     load_errors = [*report.errors, *plan.errors]
     skipped = list(report.skipped) + [SkippedTask(path=str(e.file), reason=e.render()) for e in load_errors]
     run_dir = _run_dir(request)

@@ -13,7 +13,7 @@ from coder_eval.sandbox.drivers import Driver, PreservationMode, SandboxRequest,
 from coder_eval.sandbox.environment import SandboxEnvironment
 
 FALLBACK_WARNING = (
-    "warning: bubblewrap is not usable here, so sandbox driver 'auto' runs tasks under 'tempdir', "
+    "bubblewrap is not usable here, so sandbox driver 'auto' runs tasks under 'tempdir', "
     "which is not a security boundary (install bubblewrap, or choose --driver docker)"
 )
 _warned = False
@@ -26,15 +26,20 @@ def resolve_auto() -> str:
     return "bubblewrap" if bwrap_works() else "tempdir"
 
 
-def warn_if_unisolated(drivers: set[str]) -> str | None:
-    """The one-line warning `plan` and `run` print when `auto` falls back to tempdir (None otherwise)."""
-    global _warned
+def fallback_warning(drivers: set[str]) -> str | None:
+    """The warning for tasks whose `auto` driver falls back to tempdir here (None when it does not)."""
     if "auto" not in drivers or resolve_auto() != "tempdir":
         return None
-    if not _warned:
-        _warned = True
-        print(FALLBACK_WARNING, file=sys.stderr)
     return FALLBACK_WARNING
+
+
+def warn_if_unisolated(drivers: set[str]) -> None:
+    """Print the fallback warning once per process, on stderr (`run` calls this; `plan` lists it)."""
+    global _warned
+    message = fallback_warning(drivers)
+    if message is not None and not _warned:
+        _warned = True
+        print(f"warning: {message}", file=sys.stderr)
 
 
 def _chosen() -> Driver:

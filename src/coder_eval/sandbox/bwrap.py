@@ -13,9 +13,11 @@ bwrap is always started with an empty environment: inside a PID namespace its ow
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -26,7 +28,7 @@ from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, run_process
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import TempdirDriver, Finisher
+from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
 MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
@@ -79,6 +81,9 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self._binary = bwrap_binary() or "bwrap"
         self._userns: bool | None = None
         self._inner_pid = 0
+        self._pid_ns = ""
+        self._keep: set[int] = set()
+        self._relay: subprocess.Popen[bytes] | None = None
 
     @property
     def python(self) -> str:
@@ -103,17 +108,36 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         return [self._binary, *flags, *self._mounts(extra_rw), "--chdir", str(cwd or self.workspace)]
 
     def start_holder(self) -> subprocess.Popen[bytes]:
+        # bwrap's own init is PID 1 (it reaps orphans); the holder is a shell waiting for its stdin
+        # to close. The gateway relay starts inside only when an agent needs it (`reach`), so a
+        # unit without an agent pays for no interpreter start.
         read_end, write_end = os.pipe()
         argv = self._bwrap(net=not self.isolated_net)
-        argv += ["--bind", str(self.bridge.path), SOCKET_INNER, "--info-fd", str(write_end), "--as-pid-1"]
-        argv += ["--", *self.holder_argv(self.python)]
+        argv += ["--bind", str(self.bridge.path), SOCKET_INNER, "--info-fd", str(write_end)]
+        argv += ["--", "/bin/sh", "-c", "echo ready; read _ignored"]
+        setpriv = shutil.which("setpriv")
+        if setpriv is not None:
+            # bwrap's outer process waits for its child without a death signal of its own; if the
+            # harness dies while it starts, it would wait forever. (The signal follows the thread
+            # that started it: asyncio's worker threads live as long as the run.)
+            argv = [setpriv, "--pdeathsig", "KILL", *argv]
         try:
             proc = self._start_holder(argv, env={}, pass_fds=(write_end,))
         finally:
             os.close(write_end)
         with os.fdopen(read_end, "rb") as info:
             self._inner_pid = int(json.loads(info.read().decode() or "{}").get("child-pid", proc.pid))
+        self._pid_ns = os.readlink(f"/proc/{self._inner_pid}/ns/pid")
+        self._keep = {self._inner_pid, *_children(self._inner_pid)}  # bwrap's init and the waiting shell
         return proc
+
+    def reach(self, url: str) -> str:
+        inside = super().reach(url)
+        if inside != url and self._relay is None:
+            self.ensure_holder()
+            argv = [*self._enter(self.workspace), *self.holder_argv(self.python)]
+            self._relay = self._start_holder(argv, env={})
+        return inside
 
     def _enter(self, cwd: Path) -> list[str]:
         assert self.holder is not None
@@ -152,10 +176,56 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def kill_all(self) -> None:
         super().kill_all()
-        if self.holder is not None and self.holder.poll() is None:
-            # kill(-1) from inside signals every process of the namespace but PID 1 (the holder)
-            argv = [*self._enter(Path("/")), "/bin/kill", "-KILL", "-1"]
-            subprocess.run(argv, env={}, capture_output=True, timeout=30)
+        if self.holder is None or self.holder.poll() is not None:
+            return
+        keep = set(self._keep)
+        if self._relay is not None:
+            keep |= set(_descendants(self._relay.pid))
+        for pid in _in_namespace(self._pid_ns):
+            if pid not in keep:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def stop_holder(self) -> None:
+        if self._relay is not None:
+            relay, self._relay = self._relay, None
+            if relay.stdin is not None:
+                relay.stdin.close()
+            relay.kill()
+            relay.wait()
+            for stream in (relay.stdout, relay.stderr):
+                if stream is not None:
+                    stream.close()
+        super().stop_holder()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _descendants(pid: int) -> list[int]:
+    out, pending = [], [pid]
+    while pending:
+        kids = _children(pending.pop())
+        out += kids
+        pending += kids
+    return out
+
+
+def _in_namespace(pid_ns: str) -> list[int]:
+    """Host pids of every process in the PID namespace `pid_ns` (a /proc/<pid>/ns/pid link)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.readlink(f"/proc/{name}/ns/pid") == pid_ns:
+                    found.append(int(name))
+            except OSError:
+                continue
+    return found
 
 
 @register_driver("bubblewrap")

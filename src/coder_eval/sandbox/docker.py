@@ -13,6 +13,7 @@ and `extra_mounts`. Memory, CPU and PID limits are docker's. The agent's CLI run
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import uuid
@@ -25,7 +26,7 @@ from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import TempdirDriver, Finisher
+from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 
 KILL_TIMEOUT = 30
@@ -54,7 +55,7 @@ class DockerEnvironment(IsolatedEnvironment):
 
     @property
     def python(self) -> str:
-        return "python3"
+        return "/usr/bin/python3"  # absolute: record_cli shims name it in their #! line
 
     def _run_argv(self) -> list[str]:
         cfg = self.config
@@ -78,6 +79,8 @@ class DockerEnvironment(IsolatedEnvironment):
         for tool in with_uv:
             if tool.exists():
                 argv += ["-v", f"{tool}:{tool}:ro"]
+        for cert in _certificates():  # the machine's CA settings, so installs inside trust the same roots
+            argv += ["-v", f"{cert}:{cert}:ro"]
         for host, mode in extra_mounts(cfg, self.request.task_dir):
             argv += ["-v", f"{host}:{host}:{mode}"]
         return [*argv, "-w", str(self.workspace), self.image, *self.holder_argv(self.python)]
@@ -146,6 +149,15 @@ def extra_mounts(config: SandboxConfig, task_dir: Path | None) -> list[tuple[Pat
             raise SetupError(f"sandbox.docker.extra_mounts: {why}")
         out.append((path, mode))
     return out
+
+
+def _certificates() -> list[str]:
+    names = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
+    found = {os.path.realpath(os.environ[n]) for n in names if os.environ.get(n)}
+    dirs = {p for p in found if os.path.isdir(p)}
+    # a file inside a mounted directory comes with it
+    files = {p for p in found if os.path.isfile(p) and not any(p.startswith(d + "/") for d in dirs)}
+    return sorted(dirs | files)
 
 
 def _docker() -> str:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
 from coder_eval.sandbox.drivers import SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
-from coder_eval.sandbox.tempdir import HostEnvironment, Finisher
+from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
