@@ -196,7 +196,7 @@ def _grade_shared(
         state.grade = grade(list(definition.success_criteria), ctx)
     if options.grade and not pre_run_failed:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
-        env = {"TASK_DIR": inner["TASK_DIR"]}
+        env = {k: v for k, v in inner.items() if k == "TASK_DIR"}
         state.post_run = run_post(sandbox, definition.post_run, state.log, env)
 
 
