@@ -45,7 +45,7 @@ def test_document_starts_with_declaration_and_parses(summary, results):
 
 def test_one_testsuite_per_variant_with_counts(report):
     suites = {suite.get("name"): suite for suite in report.findall("testsuite")}
-    assert list(suites) == ["default", "treatment"]
+    assert list(suites) == ["default", "treatment", "skipped-tasks"]
     default = suites["default"]
     assert (default.get("tests"), default.get("failures"), default.get("errors"), default.get("skipped")) == (
         "5",
@@ -58,11 +58,14 @@ def test_one_testsuite_per_variant_with_counts(report):
     assert (treatment.get("tests"), treatment.get("failures"), treatment.get("errors")) == ("1", "1", "0")
     assert treatment.get("time") == "184.000"
     assert (report.get("tests"), report.get("failures"), report.get("errors"), report.get("skipped")) == (
-        "6",
+        "7",
         "2",
         "1",
-        "1",
+        "2",
     )
+    (skipped,) = suites["skipped-tasks"].findall("testcase")
+    assert skipped.get("name") == "tasks/broken.yaml"
+    assert skipped.find("skipped").get("message") == "invalid YAML on line 3"  # type: ignore[union-attr]
 
 
 def test_classname_and_name_rules(report):
@@ -130,7 +133,7 @@ def test_suite_gates_become_their_own_testsuite(summary):
     failed = suite.find("testcase[@name='qa-suite']/failure")
     assert failed is not None and failed.text == "accuracy 0.70 < 0.80"
     assert suite.find("testcase[@name='other']/failure") is None
-    assert root.get("tests") == "8" and root.get("failures") == "3"
+    assert root.get("tests") == "9" and root.get("failures") == "3"  # 6 rows, 2 gates, 1 skipped file
 
 
 def test_illegal_xml_characters_are_removed(result_factory):

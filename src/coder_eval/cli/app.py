@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
-from coder_eval.cli import aggregate_cmd, board_cmd, evaluate_cmd, plan_cmd, report_cmd, run_cmd, schema_cmd
+from coder_eval.cli import (
+    aggregate_cmd,
+    board_cmd,
+    evaluate_cmd,
+    gate_cmd,
+    harbor_cmd,
+    lint_cmd,
+    plan_cmd,
+    report_cmd,
+    run_cmd,
+    schema_cmd,
+)
 
 app = typer.Typer(
     name="coder-eval",
@@ -28,8 +41,18 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="DEBUG logging (default level: LOG_LEVEL or INFO)."),
+    log_file: Path | None = typer.Option(  # noqa: B008 - Typer declares options as defaults
+        None, "--log-file", help="Also write the log to this file."
+    ),
 ) -> None:
-    """Coder Eval command line."""
+    """Coder Eval command line. Reads .env from the working directory (set variables win)."""
+    from coder_eval.cli.env_file import load_env_file
+    from coder_eval.cli.guard import guarded
+    from coder_eval.cli.logging_setup import configure_logging
+
+    load_env_file()
+    guarded(configure_logging)(verbose=verbose, log_file=log_file)
 
 
 app.command("run")(run_cmd.run)
@@ -40,6 +63,11 @@ app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("report")(report_cmd.report)
 app.command("aggregate")(aggregate_cmd.aggregate)
 app.command("board")(board_cmd.board)
+app.command("gate")(gate_cmd.gate)
+app.command("lint")(lint_cmd.lint)
+app.command("export")(harbor_cmd.export)
+app.add_typer(harbor_cmd.import_app, name="import")
+app.add_typer(harbor_cmd.harbor_app, name="harbor")
 
 
 def main() -> None:

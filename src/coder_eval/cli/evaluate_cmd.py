@@ -28,6 +28,8 @@ def evaluate(
         bool,
         typer.Option("--allow-recorded-commands", help="RUN_DIR mode: allow commands taken from the records to run."),
     ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="DEBUG logging.")] = False,
+    log_file: Annotated[Path | None, typer.Option("--log-file", help="Also write the log to this file.")] = None,
 ) -> None:
     """Grade WORKDIR with TASK's criteria (writes task.json, task.log, run.json, run.md).
 
@@ -41,6 +43,10 @@ def evaluate(
     from coder_eval.engine.grade_directory import run_evaluate
     from coder_eval.errors import UsageError
 
+    if verbose or log_file:
+        from coder_eval.cli.logging_setup import configure_logging
+
+        configure_logging(verbose=verbose, log_file=log_file)
     if workdir is None:
         from coder_eval.engine.regrade_run import is_run_dir
 

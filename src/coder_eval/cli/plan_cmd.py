@@ -19,6 +19,9 @@ def plan(
         str | None, typer.Option("--experiment", "-e", help="Also resolve every task under this experiment.")
     ] = None,
     sets: Annotated[list[str] | None, typer.Option("--set", "-D", help="Overrides, as for run.")] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
+    ] = "local",
 ) -> None:
     """Validate task files: schema, paths, datasets; warn about missing CLIs and credentials.
 
@@ -45,7 +48,7 @@ def plan(
             )
         for warning in f.warnings:
             typer.echo(typer.style("    ! ", fg="yellow") + warning)
-    for warning in report.environment:
+    for warning in [*report.environment, *_executor_warnings(executor)]:
         typer.echo(typer.style("warning: ", fg="yellow") + warning, err=True)
     if experiment is not None or sets:
         resolution_ok = _show_resolution(report, experiment, tuple(sets or ()))
@@ -78,3 +81,16 @@ def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ..
     for error in plan.errors:
         typer.echo(typer.style("✗ ", fg="red") + error.render())
     return not plan.errors
+
+
+def _executor_warnings(name: str) -> list[str]:
+    from coder_eval.engine.executors import EXECUTORS
+
+    if name not in EXECUTORS.names():
+        return [f"unknown executor {name!r}; choose one of {', '.join(sorted(EXECUTORS.names()))}"]
+    if name == "ray":
+        from coder_eval.cluster.settings import ray_missing
+
+        missing = ray_missing()
+        return [missing] if missing else []
+    return []

@@ -16,6 +16,15 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
+from coder_eval.cli.executor_options import (
+    Executor,
+    RayAddress,
+    RayCpus,
+    RayMemory,
+    RayResource,
+    RaySharedDir,
+    executor_settings,
+)
 from coder_eval.cli.guard import guarded
 
 if TYPE_CHECKING:
@@ -64,6 +73,8 @@ Driver = Annotated[
     str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (auto, bubblewrap, docker or tempdir).")
 ]
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="DEBUG logging.")]
+LogFile = Annotated[Path | None, typer.Option("--log-file", help="Also write the log to this file.")]
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,14 @@ class RunFlags:
     sets: Sets = None
     model: Model = None
     driver: Driver = None
+    executor: Executor = "local"
+    ray_address: RayAddress = None
+    ray_cpus: RayCpus = 1.0
+    ray_memory: RayMemory = None
+    ray_resource: RayResource = None
+    ray_shared_run_dir: RaySharedDir = False
+    verbose: Verbose = False
+    log_file: LogFile = None
 
 
 def _split(value: str | None) -> list[str]:
@@ -124,6 +143,10 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
     from coder_eval.engine.run import RunRequest, run_pipeline
     from coder_eval.loading.loader import SelectOptions
 
+    if flags.verbose or flags.log_file:
+        from coder_eval.cli.logging_setup import configure_logging
+
+        configure_logging(verbose=flags.verbose, log_file=flags.log_file)
     mode = _check_choices(flags)
     stream_factory = None
     if flags.stream:
@@ -148,6 +171,15 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         model=flags.model,
         driver=flags.driver,
         stream_factory=stream_factory,
+        executor=flags.executor,
+        executor_settings=executor_settings(
+            flags.executor,
+            flags.ray_address,
+            flags.ray_cpus,
+            flags.ray_memory,
+            flags.ray_resource,
+            flags.ray_shared_run_dir,
+        ),
         select=SelectOptions(
             sample=flags.sample,
             sample_per_stratum=flags.sample_per_stratum,
@@ -170,7 +202,34 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         + f"; pass rate {rate}{cost}; records in {outcome.run_dir}",
         highlight=False,
     )
+    _log_rows(s.task_results)
     raise typer.Exit(outcome.exit_code)
+
+
+def _log_rows(rows: list[dict[str, Any]]) -> None:
+    """Each row at DEBUG; a row over its expected_turns (a soft target) as a warning, never a failure."""
+    import logging
+
+    from coder_eval.models.turns import over_expected_turns
+
+    log = logging.getLogger("coder_eval.run")
+    for row in rows:
+        log.debug(
+            "%s/%s #%s: %s score %s, %s turns",
+            row.get("variant_id"),
+            row.get("task_id"),
+            row.get("replicate_index"),
+            row.get("status"),
+            row.get("weighted_score"),
+            row.get("total_turns"),
+        )
+        if over_expected_turns(row):
+            log.warning(
+                "%s used %s agent turns, over its expected_turns of %s",
+                row.get("task_id"),
+                row.get("total_turns"),
+                row.get("expected_turns"),
+            )
 
 
 def _command(name: str, doc: str, *, grade: bool, omit: frozenset[str] = frozenset()) -> Callable[..., None]:

@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # the registry is declared by the built-in hook at start-up: 
 
 class Executor(Protocol):
     name: str
+    hosts_gateways: bool
+    """True when the executor starts its own model gateways (from `RunOptions.gateway_spec`) where units run."""
 
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
@@ -45,15 +47,16 @@ def register_executor(name: str) -> Callable[[E], E]:
 
 def register_builtin_executors() -> None:
     EXECUTORS.add_lazy("local", "coder_eval.engine.executors:LocalExecutor")
+    EXECUTORS.add_lazy("ray", "coder_eval.cluster.executor:RayExecutor")
 
 
-def get_executor(name: str) -> Executor:
-    """The executor registered as `name`; an unknown name is a usage error naming the known ones."""
+def get_executor(name: str, settings: object | None = None) -> Executor:
+    """The executor registered as `name` (built with `settings` when given); an unknown name is a usage error."""
     try:
         cls = EXECUTORS.get(name)
     except UnknownKindError as exc:
         raise UsageError(str(exc)) from None
-    executor: Executor = cls()
+    executor: Executor = cls() if settings is None else cls(settings)
     return executor
 
 
@@ -61,6 +64,7 @@ class LocalExecutor:
     """Units run in this process: at most `max_parallel` at a time on one event loop."""
 
     name = "local"
+    hosts_gateways = False
 
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None

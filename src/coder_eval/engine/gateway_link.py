@@ -15,6 +15,7 @@ from coder_eval.gateway.budget import Budget
 from coder_eval.gateway.protocol_names import PROTOCOLS
 from coder_eval.gateway.server import GatewayThread, Route
 from coder_eval.gateway.source import ReplySource
+from coder_eval.models.telemetry import ProviderCallCost, TokenUsage
 from coder_eval.models.tools import ToolVocabulary
 
 
@@ -45,29 +46,47 @@ class _OpenRoute:
 
     def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
         self.thread.close_route(self.route)
-        calls = list(self.route.calls)
-        agent = total_usage(phase.turns)
-        gateway = self.route.usage
-        if phase.turns:
-            # The gateway saw every call, so its bill is the unit's cost (the agent's own figure
-            # would price tokens it may not have reported, at rates it guessed).
-            for i, turn in enumerate(phase.turns):
-                usage = turn.token_usage.model_copy(update={"total_cost_usd": 0.0})
-                phase.turns[i] = turn.model_copy(update={"token_usage": usage})
-            last = phase.turns[-1]
-            billed = last.token_usage.model_copy(update={"total_cost_usd": gateway.total_cost_usd})
-            phase.turns[-1] = last.model_copy(
-                update={"provider_call_costs": [*last.provider_call_costs, *calls], "token_usage": billed}
-            )
-        env_info["gateway_calls"] = len(calls)
-        env_info["gateway_usage"] = gateway.model_dump(mode="json")
-        if gateway.total_tokens != agent.total_tokens:
-            env_info["token_divergence"] = {"gateway_total": gateway.total_tokens, "agent_total": agent.total_tokens}
-            log.add(f"token totals differ: gateway {gateway.total_tokens}, agent {agent.total_tokens}")
-        if self.route.budget_exceeded is not None:
-            phase.outcome = "cost_budget" if self.route.budget_exceeded == "usd" else "token_budget"
-            phase.error = f"the gateway refused a call: {self.route.budget_exceeded} budget spent"
-            log.add(phase.error)
+        fold_route_records(RouteRecords.of(self.route), phase, env_info, log)
+
+
+@dataclass
+class RouteRecords:
+    """What a closed route saw: its call records, their totals and the budget verdict (picklable)."""
+
+    calls: list[ProviderCallCost]
+    usage: TokenUsage
+    budget_exceeded: str | None
+
+    @classmethod
+    def of(cls, route: Route) -> RouteRecords:
+        return cls(list(route.calls), route.usage, route.budget_exceeded)
+
+
+def fold_route_records(records: RouteRecords, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
+    """Put the gateway's records, totals and budget verdict into the unit's turns and environment info."""
+    calls = records.calls
+    agent = total_usage(phase.turns)
+    gateway = records.usage
+    if phase.turns:
+        # The gateway saw every call, so its bill is the unit's cost (the agent's own figure
+        # would price tokens it may not have reported, at rates it guessed).
+        for i, turn in enumerate(phase.turns):
+            usage = turn.token_usage.model_copy(update={"total_cost_usd": 0.0})
+            phase.turns[i] = turn.model_copy(update={"token_usage": usage})
+        last = phase.turns[-1]
+        billed = last.token_usage.model_copy(update={"total_cost_usd": gateway.total_cost_usd})
+        phase.turns[-1] = last.model_copy(
+            update={"provider_call_costs": [*last.provider_call_costs, *calls], "token_usage": billed}
+        )
+    env_info["gateway_calls"] = len(calls)
+    env_info["gateway_usage"] = gateway.model_dump(mode="json")
+    if gateway.total_tokens != agent.total_tokens:
+        env_info["token_divergence"] = {"gateway_total": gateway.total_tokens, "agent_total": agent.total_tokens}
+        log.add(f"token totals differ: gateway {gateway.total_tokens}, agent {agent.total_tokens}")
+    if records.budget_exceeded is not None:
+        phase.outcome = "cost_budget" if records.budget_exceeded == "usd" else "token_budget"
+        phase.error = f"the gateway refused a call: {records.budget_exceeded} budget spent"
+        log.add(phase.error)
 
 
 class GatewayLink:

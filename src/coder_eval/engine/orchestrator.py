@@ -20,6 +20,7 @@ from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
 from coder_eval.engine.finalize import build_result
+from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.hooks import run_post, run_pre
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
@@ -46,6 +47,8 @@ class RunOptions:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     stream_factory: Callable[[RunUnit], StreamCallback] | None = None
     model_link: ModelLink | None = None
+    gateway_spec: GatewaySpec | None = None
+    """How the run's gateway is built; executors that host their own gateways start them from it."""
 
 
 @dataclass

@@ -17,19 +17,28 @@ from coder_eval.models.task import TaskDefinition
 from coder_eval.sandbox.drivers import DRIVERS
 
 
-def _claude_logged_in() -> bool:
-    return (Path.home() / ".claude" / ".credentials.json").is_file()
+def _claude_login() -> str | None:
+    """A cached Claude Code login, which the gateway cannot use: it forwards API keys only."""
+    if os.environ.get("CLAUDE_CODE_OAUTH_TOKEN"):
+        return "CLAUDE_CODE_OAUTH_TOKEN"
+    path = Path.home() / ".claude" / ".credentials.json"
+    return "~/.claude/.credentials.json" if path.is_file() else None
 
 
 def _credential_warning(kind: AgentKind, model: str | None) -> str | None:
     names = kind.credentials_for(model)
-    if not names or any(n in os.environ for n in names):
+    if not names or any(os.environ.get(n) for n in names):
         return None
     if kind.keys_by_provider and model and "/" in model:
         return f"{names[0]} is not set ({kind.name} model {model})"
-    if kind.name == "claude-code" and _claude_logged_in():
-        return None
-    return f"no credentials for {kind.name}: set {' or '.join(names)} (not needed with --backend script)"
+    message = f"no credentials for {kind.name}: set {' or '.join(names)} (not needed with --backend script)"
+    login = _claude_login() if kind.name == "claude-code" else None
+    if login:
+        message += (
+            f"; the Claude Code login in {login} is not used: agents reach the model through "
+            "Coder Eval's gateway, which holds an API key, never a subscription login"
+        )
+    return message
 
 
 def _kind_warnings(kind: AgentKind, tasks: list[TaskDefinition]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import sys
+from pathlib import Path
 from typing import Any
 
 from coder_eval import __version__
@@ -19,10 +20,24 @@ def environment_info() -> dict[str, Any]:
     }
 
 
+SOURCE_YAML_LIMIT = 256_000
+"""Characters of the task file kept in task.json; a task file is rarely near this."""
+
+
+def _source_yaml(path: Path) -> str | None:
+    """The task file as written, so a record shows what the author wrote beside what resolved."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if len(text) <= SOURCE_YAML_LIMIT else text[:SOURCE_YAML_LIMIT] + "\n# ... (truncated)\n"
+
+
 def task_config_record(task: LoadedTask) -> dict[str, Any]:
-    """The task as resolved (explicitly set fields only), its source file and dataset row."""
+    """The task as resolved (explicitly set fields only), its source YAML, its source file and dataset row."""
     return {
         "resolved": task.definition.model_dump(mode="json", exclude_unset=True),
+        "source_yaml": _source_yaml(task.source_file),
         "source_file": str(task.source_file.resolve()),
         "row": task.row,
     }

@@ -155,6 +155,20 @@ def junit_text(
     return render_junit(summary, _results_by_row(summary, results), suite_gates=suite_gates or None)
 
 
+def suite_gates_on_disk(run_dir: Path) -> list[tuple[str, bool, str]]:
+    """The suite gates of the suite.json files a run wrote (the JUnit renderer orders them)."""
+    from coder_eval.models.suite import SuiteRollup
+    from coder_eval.suites import suite_gate_entries
+
+    rollups = []
+    for path in sorted(run_dir.rglob(SUITE_JSON)):
+        try:
+            rollups.append(SuiteRollup.model_validate_json(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise RecordError(f"{path} is not a readable suite rollup ({exc.__class__.__name__})") from None
+    return suite_gate_entries(rollups)
+
+
 def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
     """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
     from coder_eval.reports.html import render_run_html, render_task_html
@@ -171,7 +185,7 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
         return None, [output]
     if fmt == "junit":
         target = output or run_dir / "junit.xml"
-        write_text_atomic(target, junit_text(run_dir, summary, results))
+        write_text_atomic(target, junit_text(run_dir, summary, results, suite_gates_on_disk(run_dir)))
         return None, [target]
     written: list[Path] = []
     paths = find_task_results(run_dir)

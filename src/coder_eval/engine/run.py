@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,6 +14,7 @@ from coder_eval.common.process import kill_running_commands
 from coder_eval.engine.batch import BatchObserver
 from coder_eval.engine.executors import get_executor
 from coder_eval.engine.experiment_plan import PlanInputs, plan_units
+from coder_eval.engine.gateway_spec import GatewaySpec, gateway_spec, resolve_backend
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
@@ -56,6 +56,8 @@ class RunRequest:
     cassettes: Path | None = None
     stream_factory: Callable[[RunUnit], StreamCallback] | None = None
     executor: str = "local"
+    executor_settings: object | None = None
+    """Settings for the executor (e.g. RaySettings for `ray`); None for its defaults."""
 
 
 @dataclass
@@ -90,16 +92,6 @@ def _run_dir(request: RunRequest) -> Path:
     return default_run_dir(Path(DEFAULT_RUNS_DIR), new_run_id())
 
 
-BACKENDS = ("direct", "script", "record", "replay", "bedrock")
-
-
-def resolve_backend(requested: str | None) -> str:
-    backend = (requested or os.environ.get("API_BACKEND") or "direct").lower()
-    if backend not in BACKENDS:
-        raise UsageError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    return backend
-
-
 def _speaks_to_a_model(kind_name: str) -> bool:
     from coder_eval.agents.registry import AGENTS
 
@@ -108,31 +100,18 @@ def _speaks_to_a_model(kind_name: str) -> bool:
 
 
 def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewayThread | None:
-    # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster).
     """The run's model gateway, unless no unit needs a model or the backend bypasses it (bedrock)."""
-    backend = resolve_backend(request.backend)
-    if backend == "bedrock" or not any(_speaks_to_a_model(u.agent.type) for u in units):
-        return None
-    cassettes = None
-    if backend == "record":
-        cassettes = request.cassettes or run_dir / "cassettes"
-    elif backend == "replay":
-        cassettes = request.cassettes
-        if cassettes is None or not cassettes.is_dir():
-            raise UsageError("--backend replay needs --cassettes DIR (a recorded run's cassettes directory)")
-    from coder_eval.engine.gateway_link import real_api_keys
-    from coder_eval.gateway.protocol_names import PROTOCOLS
-    from coder_eval.gateway.server import GatewayThread
+    spec = _gateway_spec(request, units, run_dir)
+    return spec.start() if spec is not None else None
 
-    upstreams = {name: url for name, cls in PROTOCOLS.entries() if (url := os.environ.get(cls.upstream_var))}
-    thread = GatewayThread(
-        backend,  # type: ignore[arg-type]
-        cassette_dir=cassettes,
-        api_keys=real_api_keys(),
-        upstreams=upstreams,
+
+def _gateway_spec(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewaySpec | None:
+    # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster).
+    needs_model = any(_speaks_to_a_model(u.agent.type) for u in units)
+    backend = resolve_backend(request.backend)
+    return gateway_spec(
+        backend, needs_model=needs_model, cassettes=request.cassettes, run_dir=run_dir, oracle=request.oracle
     )
-    thread.start()
-    return thread
 
 
 def _load_agents(units: list[RunUnit]) -> None:
@@ -192,17 +171,22 @@ def run_pipeline(
     if on_plan is not None:
         on_plan(len(units))
     _load_agents(units)
-    gateway = start_gateway(request, units, run_dir)
+    from coder_eval.engine.pricing_check import warn_unpriced
+
+    warn_unpriced(units, resolve_backend(request.backend))
+    executor = get_executor(request.executor, request.executor_settings)
+    spec = _gateway_spec(request, units, run_dir)
+    gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     options = RunOptions(
         run_dir=run_dir,
         grade=request.grade,
         preservation=request.preservation,
         stream_factory=request.stream_factory,
         model_link=_link(gateway, request.oracle, resolve_backend(request.backend)),
+        gateway_spec=spec,
     )
     fresh: list[EvaluationResult] = []
     try:
-        executor = get_executor(request.executor)
         fresh = asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer))
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel

@@ -139,13 +139,12 @@ class Registry(Generic[T]):
     def _resolve(self, name: str) -> T | None:
         if name not in self._entries and name not in self._lazy:
             load_plugins_once()
-        target = self._lazy.pop(name, None)
+        target = self._lazy.get(name)
         if target is not None:
-            try:
-                loaded = import_target(target)
-            except BaseException:
-                self._lazy[name] = target
-                raise
+            # Popped only once imported: a second thread looking the name up meanwhile imports too,
+            # and the import system makes it wait for the first import to finish.
+            loaded = import_target(target)
+            self._lazy.pop(name, None)
             if ":" in target:
                 self._entries.setdefault(name, loaded)
             elif name not in self._entries:  # a bare module registers its entry when imported

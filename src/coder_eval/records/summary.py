@@ -9,6 +9,7 @@ from coder_eval import __version__
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask, sum_costs
 from coder_eval.models.status import FinalStatus
+from coder_eval.models.turns import agent_turns, expected_turns, has_final_reply, installed_tools, visible_turns
 
 
 def _agent_cost(result: EvaluationResult) -> float | None:
@@ -54,10 +55,15 @@ def task_row(result: EvaluationResult) -> dict[str, Any]:
         "commands_efficiency": result.commands_efficiency,
         "agent_config": result.agent_config,
         "sdk_options": result.sdk_options,
-        "total_turns": result.iteration_count,
+        "installed_tools": installed_tools(result),
+        "total_turns": agent_turns(result),
+        "visible_turns": visible_turns(result),
+        "expected_turns": expected_turns(result),
         "max_turns_exhausted": result.max_turns_exhausted,
+        "has_final_reply": has_final_reply(result),
         "stopped_early": result.early_stop is not None,
         "early_stop_reason": result.early_stop.reason if result.early_stop else None,
+        "turns_remaining_at_stop": result.early_stop.turns_remaining_at_stop if result.early_stop else None,
         "error_message": result.error_message,
         "iterations": [
             {

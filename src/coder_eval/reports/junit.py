@@ -24,6 +24,7 @@ from coder_eval.reports.format import (
 BODY_LIMIT = 4000
 MESSAGE_LIMIT = 200
 SUITE_GATES = "suite-gates"
+SKIPPED_TASKS = "skipped-tasks"
 
 # Everything XML 1.0 forbids: C0 controls other than tab/LF/CR, lone surrogates, U+FFFE/U+FFFF.
 _ILLEGAL_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -53,8 +54,14 @@ def render_junit(
             _add_task_case(suite, summary.task_results[index], results.get(index))
     if suite_gates:
         suite = _testsuite(root, SUITE_GATES)
-        for suite_id, passed, detail in suite_gates:
+        for suite_id, passed, detail in sorted(suite_gates):
             _add_gate_case(suite, suite_id, passed=passed, detail=detail)
+    if summary.skipped_tasks:
+        suite = _testsuite(root, SKIPPED_TASKS)
+        for skipped in summary.skipped_tasks:
+            attrs = {"classname": "coder_eval.skipped", "name": xml_safe(skipped.path), "time": _seconds(0.0)}
+            case = ET.SubElement(suite, "testcase", attrs)
+            ET.SubElement(case, "skipped", {"message": xml_safe(truncate(skipped.reason, MESSAGE_LIMIT))})
     _total_up(root, summary.total_duration_seconds)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -14,6 +14,7 @@ from coder_eval.models.results import (
     score_against_threshold,
 )
 from coder_eval.models.run import RunSummary
+from coder_eval.models.turns import agent_turns, expected_turns, over_expected_turns
 from coder_eval.reports.format import (
     OUTCOME_LABEL,
     OUTCOME_MARK,
@@ -113,6 +114,8 @@ def _task_table(rows: list[dict[str, Any]]) -> list[str]:
 def _task_table_row(row: Mapping[str, Any]) -> str:
     status = row_status(row)
     label = f"{status.icon} {status.value}" + (" (stopped early)" if row.get("stopped_early") else "")
+    if over_expected_turns(dict(row)):
+        label += f" ⚠ {row.get('total_turns')}/{row.get('expected_turns')} turns"
     cost = format_usd(row.get("total_cost_usd"), floor=not row.get("cost_complete", True))
     cells = [
         label,
@@ -217,6 +220,9 @@ def _task_header(result: EvaluationResult) -> list[str]:
         lines.append(f"- Model: {result.model_used}")
     if result.early_stop:
         lines.append(f"- Stopped early: {result.early_stop.reason}")
+    target = expected_turns(result)
+    if target is not None and agent_turns(result) > target:
+        lines.append(f"- ⚠ Over expected turns: {agent_turns(result)} used, {target} expected")
     return lines
 
 

@@ -16,7 +16,8 @@ CLAUDE_CODE = AgentKind(
     config=ClaudeCodeConfig,
     implementation="coder_eval.agents.claude_code.agent:ClaudeCodeAgent",
     binary=Binary("claude", find=find_cli, install="bundled with the claude-agent-sdk wheel (pip install coder-eval)"),
-    credentials=("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "CLAUDE_CODE_OAUTH_TOKEN"),
+    # A subscription login (CLAUDE_CODE_OAUTH_TOKEN) is no key the gateway can forward, so not listed.
+    credentials=("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
     protocols=("anthropic",),
     # The route is in the URL path; the CLI insists on some key, which the gateway ignores.
     gateway_env={"ANTHROPIC_BASE_URL": "{base_url}", "ANTHROPIC_API_KEY": "coder-eval-gateway"},

@@ -1,0 +1,1 @@
+"""CI integration: the verdict a CI job takes from a finished run directory."""
