@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,20 +34,17 @@ TIMEOUT = 600
 
 
 def _driver_available(name: str) -> bool:
-    from coder_eval.builtins import register
-
-    register()
+    """Probed from outside, without loading the drivers into this process."""
     if name == "bubblewrap":
-        from coder_eval.sandbox.bwrap import bwrap_works
-
-        return bwrap_works()
-    if name == "docker":
-        from coder_eval.sandbox.docker import docker_available
-        from coder_eval.sandbox.docker_image import DEFAULT_IMAGE
-
-        if not docker_available():
+        if shutil.which("bwrap") is None:
             return False
-        return subprocess.run(["docker", "image", "inspect", DEFAULT_IMAGE], capture_output=True).returncode == 0
+        probe = ["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--", "/bin/true"]
+        return subprocess.run(probe, env={}, capture_output=True, timeout=30).returncode == 0
+    if name == "docker":
+        if shutil.which("docker") is None or subprocess.run(["docker", "info"], capture_output=True).returncode:
+            return False
+        image = os.environ.get("CODER_EVAL_DOCKER_IMAGE", "coder-eval-base:latest")
+        return subprocess.run(["docker", "image", "inspect", image], capture_output=True).returncode == 0
     return True
 
 
@@ -196,7 +194,7 @@ def test_hostile_agent_under_tempdir_keeps_what_needs_no_namespace(tmp_path: Pat
     """Environment, reference staging, planted links: these hold without namespaces."""
     operator_home = _operator_home(tmp_path)
     canary = "REFCANARY_" + secrets.token_hex(10)
-    hunt = "env; echo TASK_DIR=$TASK_DIR; ls /tmp/coder-eval-ref-* 2>&1; " + (
+    hunt = "env; echo TASK_DIR=$TASK_DIR; cat /tmp/coder-eval-ref-*/reference/* 2>&1; " + (
         f"ln -s {operator_home}/.aws/credentials planted.txt; echo hunted > hunted.txt"
     )
     folder = tmp_path / "suite" / "solo"
@@ -217,4 +215,4 @@ def test_hostile_agent_under_tempdir_keeps_what_needs_no_namespace(tmp_path: Pat
     (bash,) = [c for t in records[0]["iterations"] for c in t["commands"] if c["tool_name"] == "Bash"]
     summary = bash["result_summary"] or ""
     assert "TASK_DIR=/" not in summary  # the agent never gets TASK_DIR
-    assert "No such file" in summary  # no staged reference exists while the agent runs
+    # no staged copy of this reference exists while the agent runs: _check_common found no canary
