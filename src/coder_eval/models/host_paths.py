@@ -26,7 +26,10 @@ def task_tree(task_dir: Path) -> list[Path]:
 
 def confined(raw: str, task_dir: Path, *, allow: bool) -> tuple[Path, str | None]:
     """(resolved path, None) or (resolved path, why it is refused). Symlinks are resolved first."""
-    path = (task_dir / os.path.expandvars(os.path.expanduser(raw))).resolve()
+    text = os.path.expandvars(os.path.expanduser(raw))
+    if "\0" in text:
+        return task_dir / "invalid", f"{raw!r} contains a NUL byte, which no path can"
+    path = (task_dir / text).resolve()
     if allow or any(path == root or path.is_relative_to(root) for root in task_tree(task_dir)):
         return path, None
     return path, (
