@@ -69,3 +69,10 @@ class CheckerMisuseError(CoderEvalError):
 
 class RecordError(CoderEvalError):
     """A run directory or one of its records is missing or unreadable."""
+
+
+class CriterionUnavailableError(CoderEvalError):
+    """A criterion cannot be evaluated on this machine (a missing credential or optional extra).
+
+    The run ends ERROR with this message: the agent's work was never graded, so a 0 would lie.
+    """

@@ -236,7 +236,7 @@ def test_create_agent_wrong_config_for_plugin_kind() -> None:
         create_agent(kind, NoAgentConfig(), task_id="t")
 
 
-@pytest.mark.parametrize("kind", ["codex", "antigravity", "opencode", "pi"])
+@pytest.mark.parametrize("kind", ["antigravity", "pi"])
 def test_create_agent_schema_only_kind(kind: str) -> None:
     declared = agent_kind(kind)
     if declared.has_implementation:

@@ -242,7 +242,7 @@ def test_records_are_complete_json(run_task, tmp_path):
 
 
 def test_agent_kind_without_a_runner_is_an_error_not_a_crash(run_task):
-    result = run_task(base_task(agent={"type": "codex"}))
+    result = run_task(base_task(agent={"type": "pi"}))
     assert result.final_status is FinalStatus.ERROR
     assert "no implementation" in (result.error_message or "")
 

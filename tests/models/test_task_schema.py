@@ -600,10 +600,19 @@ INVALID: list[Any] = [
             id=f"codex-no-{key}",
         )
         for key, value in [
-            ("sdk_options", {"effort": "high"}),
             ("setting_sources", []),
             ("claude_settings", {"permissions": {}}),
         ]
+    ],
+    # codex sdk_options may not take over what the harness sets (the route, the sandbox, typed fields)
+    *[
+        pytest.param(
+            task(agent={"type": "codex", "sdk_options": {key: "x"}}),
+            "agent.sdk_options",
+            (f"sdk_options may not set {key}",),
+            id=f"codex-sdk-options-owns-{key}",
+        )
+        for key in ("model", "model_providers.x.base_url", "sandbox_mode", "developer_instructions")
     ],
     # sdk_options framework-owned keys
     *[
@@ -1285,8 +1294,8 @@ def test_invalid_task(doc: dict[str, Any], at: str, fragments: tuple[str, ...]) 
 
 
 def test_codex_error_lists_what_codex_does_accept() -> None:
-    p = assert_problem(task(agent={"type": "codex", "sdk_options": {}}), "agent.sdk_options", "unknown key")
-    assert "permission_mode" in p.hint and "sdk_options" not in p.hint.split("allowed keys:")[-1]
+    p = assert_problem(task(agent={"type": "codex", "setting_sources": []}), "agent.setting_sources", "unknown key")
+    assert "permission_mode" in p.hint and "setting_sources" not in p.hint.split("allowed keys:")[-1]
 
 
 def test_agent_type_none_may_omit_prompt_but_not_criteria() -> None:

@@ -26,14 +26,14 @@ def test_run_header_counts_rates_and_duration(summary, results):
 
 def test_cost_is_flagged_as_a_floor_when_a_row_is_unpriced(summary, results):
     text = render_run_markdown(summary, list(results.values()))
-    assert "total ≥ $0.09 · agent ≥ $0.08 · eval overhead ≥ $0.01" in text
+    assert "total ≥ $0.09 · agent ≥ $0.08 · judges ≥ $0.01 · simulated user unpriced" in text
     assert "Cost is incomplete for 1 task(s)" in text
 
 
 def test_complete_cost_has_no_floor_marker(results):
     summary = build_run_summary("r", [results["success"]])
     text = render_run_markdown(summary, [results["success"]])
-    assert "total $0.05 · agent $0.05 · eval overhead unpriced" in text
+    assert "total $0.05 · agent $0.05 · judges unpriced · simulated user unpriced" in text
     assert "≥" not in text
     assert "incomplete" not in text
 

@@ -95,7 +95,13 @@ class Agent(ABC, Generic[ConfigT]):
         self.pending_turn = None
         self.iteration += 1
         self.state = "in_turn"
-        collector = EventCollector(iteration=self.iteration, forward=stream_callback, prompt=user_input)
+        kind = getattr(type(self), "kind", None)
+        collector = EventCollector(
+            iteration=self.iteration,
+            forward=stream_callback,
+            prompt=user_input,
+            vocabulary=kind.tools if kind is not None else None,
+        )
         collector(AgentStartEvent(agent_type=self._kind_name(), model=self.config.model, prompt=user_input))
         turn = Turn(user_input, self.iteration, collector, max_turns, timeout, should_stop)
         try:

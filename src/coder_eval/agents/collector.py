@@ -28,6 +28,7 @@ from coder_eval.models.telemetry import (
     TurnRecord,
     UserMessage,
 )
+from coder_eval.models.tools import ToolVocabulary
 
 ToolStatus = Literal["success", "error", "unknown", "unresolved"]
 
@@ -53,10 +54,14 @@ class EventCollector:
     inner_turns: int = 0
     total: TokenUsage | None = None
     end: AgentEndEvent | None = None
+    vocabulary: ToolVocabulary | None = None
+    """The agent kind's tool names: gives every tool call its canonical kind."""
     _open: dict[str, _OpenTool] = field(default_factory=dict)
     _sequence: int = 0
 
     def __call__(self, event: object) -> None:
+        if isinstance(event, ToolStartEvent) and event.tool_kind is None and self.vocabulary is not None:
+            event = event.model_copy(update={"tool_kind": self.vocabulary.kind_of(event.tool_name)})
         self.consume(event)
         safe_emit(self.forward, event)
 
@@ -106,6 +111,7 @@ class EventCollector:
         self.commands.append(
             CommandTelemetry(
                 tool_name=start.tool_name,
+                tool_kind=start.tool_kind,
                 parameters=start.parameters,
                 status=status,
                 duration_ms=max(0.0, (at - start.at).total_seconds() * 1000),

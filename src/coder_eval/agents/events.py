@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from coder_eval.models.telemetry import TokenUsage
+from coder_eval.models.tools import ToolKind
 
 
 def _now() -> datetime:
@@ -54,6 +55,8 @@ class ToolStartEvent(Event):
     tool_name: str
     parameters: dict[str, Any] = Field(default_factory=dict)
     parent_tool_use_id: str | None = None
+    tool_kind: ToolKind | None = None
+    """The canonical kind (shell, read, write, ...); the collector fills it from the agent kind's vocabulary."""
 
 
 class ToolEndEvent(Event):

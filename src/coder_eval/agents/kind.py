@@ -21,6 +21,21 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class NpmPackage:
+    """A pinned npm CLI that `coder-eval agents install KIND` puts in a user-level prefix."""
+
+    kind: str
+    package: str
+    version: str
+    bin: str
+    """The executable's name under the prefix's `bin/`."""
+
+    @property
+    def spec(self) -> str:
+        return f"{self.package}@{self.version}"
+
+
+@dataclass(frozen=True)
 class Binary:
     """The program an agent kind runs, and how to find it on this machine."""
 
@@ -30,6 +45,8 @@ class Binary:
     """Locates it (returns a path or None); default: `name` on PATH."""
     install: str = ""
     """How to get it, in one line, for `plan` and `coder-eval agents`."""
+    npm: NpmPackage | None = None
+    """Set when `coder-eval agents install` can install it (a pinned npm CLI)."""
 
     def locate(self) -> str | None:
         return self.find() if self.find is not None else shutil.which(self.name)

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from coder_eval.cli import (
+    agents_cmd,
     aggregate_cmd,
     board_cmd,
     evaluate_cmd,
@@ -68,6 +69,7 @@ app.command("lint")(lint_cmd.lint)
 app.command("export")(harbor_cmd.export)
 app.add_typer(harbor_cmd.import_app, name="import")
 app.add_typer(harbor_cmd.harbor_app, name="harbor")
+app.add_typer(agents_cmd.agents_app, name="agents")
 
 
 def main() -> None:

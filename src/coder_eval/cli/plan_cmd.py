@@ -48,6 +48,9 @@ def plan(
             )
         for warning in f.warnings:
             typer.echo(typer.style("    ! ", fg="yellow") + warning)
+        if not quiet:
+            for note in f.notes:
+                typer.echo("    · " + note)
     for warning in [*report.environment, *_executor_warnings(executor)]:
         typer.echo(typer.style("warning: ", fg="yellow") + warning, err=True)
     if experiment is not None or sets:

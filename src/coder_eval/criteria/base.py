@@ -6,7 +6,7 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
@@ -17,6 +17,9 @@ from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
 from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
+
+if TYPE_CHECKING:
+    from coder_eval.judges.services import JudgeServices
 
 SpecT = TypeVar("SpecT", bound=BaseCriterion)
 
@@ -36,6 +39,8 @@ class CheckContext:
     """Where criterion commands run; without one they run on the host in `root`."""
     command_dirs: dict[str, str] = field(default_factory=dict)
     """TASK_DIR / REFERENCE_DIR as commands see them inside the sandbox (default: the host paths)."""
+    judges: JudgeServices | None = None
+    """Model routes, dialog and transcript directory for judge criteria (None outside a run)."""
 
     def resolve(self, pattern: str) -> Resolution:
         return resolve_paths(self.root, pattern, self.ignore)

@@ -10,11 +10,12 @@ from coder_eval.criteria.shell_text import command_text, haystacks
 from coder_eval.models.criteria_commands import CommandExecutedCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import CommandTelemetry
+from coder_eval.models.tools import tool_matches
 
 
 def matches(spec: CommandExecutedCriterion, cmd: CommandTelemetry) -> bool:
     """Tool filter, success filter, pattern hit on raw or normalized text, and no exclusion hit."""
-    if spec.tool_name is not None and cmd.tool_name != spec.tool_name:
+    if spec.tool_name is not None and not tool_matches(spec.tool_name, cmd.tool_name, cmd.tool_kind):
         return False
     if spec.require_success and cmd.status != "success":
         return False

@@ -9,7 +9,7 @@ from coder_eval.common.safe_open import PlantedLinkError
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.registry import checker_for
 from coder_eval.criteria.scoring import all_gating_passed, anything_graded, weighted_score
-from coder_eval.errors import CheckerMisuseError
+from coder_eval.errors import CheckerMisuseError, CriterionUnavailableError
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.status import FinalStatus
@@ -21,6 +21,10 @@ class Grade:
 
     results: list[CriterionResult]
     config_errors: list[str] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+    """Criteria that could not run here (missing credential or extra); the run ends ERROR."""
+    gate: bool | None = None
+    """Set when another rule decides the verdict (the armed gate of an early-stopped run)."""
 
     @property
     def weighted_score(self) -> float | None:
@@ -28,10 +32,12 @@ class Grade:
 
     @property
     def status(self) -> FinalStatus:
-        if self.config_errors:
+        if self.config_errors or self.unavailable:
             return FinalStatus.ERROR
         if not anything_graded(self.results):
             return FinalStatus.NOT_GRADED
+        if self.gate is not None:
+            return FinalStatus.SUCCESS if self.gate else FinalStatus.FAILURE
         return FinalStatus.SUCCESS if all_gating_passed(self.results) else FinalStatus.FAILURE
 
 
@@ -50,34 +56,46 @@ def _not_evaluated(spec: BaseCriterion, why: str) -> CriterionResult:
 
 def grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None]:
     """One result, plus a configuration error message when the task itself is at fault."""
+    result, config_error, _ = _grade_one(spec, ctx)
+    return result, config_error
+
+
+def _grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None, str | None]:
+    """(result, configuration error, why the criterion could not run here)."""
     if spec.requires_agent and ctx.turns is None:
-        return _not_evaluated(spec, f"{spec.type} reads the agent's trajectory; no agent ran here"), None
+        return _not_evaluated(spec, f"{spec.type} reads the agent's trajectory; no agent ran here"), None, None
     checker = checker_for(spec.type)
     if checker is None:
-        return _not_evaluated(spec, f"this version of Coder Eval cannot grade {spec.type} criteria"), None
+        return _not_evaluated(spec, f"this version of Coder Eval cannot grade {spec.type} criteria"), None, None
     try:
-        return checker.check(spec, ctx), None
+        return checker.check(spec, ctx), None, None
     except PlantedLinkError as exc:  # the agent's doing: the criterion fails, the task is not at fault
         result = _not_evaluated(spec, f"refused to follow a link out of the workspace: {exc}")
         result.evaluation_status = "evaluated"
-        return result, None
+        return result, None, None
+    except CriterionUnavailableError as exc:
+        result = _not_evaluated(spec, str(exc))
+        result.error = f"{spec.type} ({spec.description}) could not run: {exc}"
+        return result, None, result.error
     except CheckerMisuseError as exc:
         message = f"task configuration error in {spec.type} ({spec.description}): {exc}"
         result = _not_evaluated(spec, str(exc))
         result.error = message
-        return result, message
+        return result, message, None
     except Exception as exc:  # a checker bug must not lose the other results
         result = _not_evaluated(spec, "the checker crashed")
         result.evaluation_status = "evaluated"
         result.error = f"{exc.__class__.__name__}: {exc}"
-        return result, None
+        return result, None, None
 
 
 def grade(criteria: Sequence[BaseCriterion], ctx: CheckContext) -> Grade:
     out = Grade(results=[])
     for spec in criteria:
-        result, config_error = grade_one(spec, ctx)
+        result, config_error, unavailable = _grade_one(spec, ctx)
         out.results.append(result)
         if config_error:
             out.config_errors.append(config_error)
+        if unavailable:
+            out.unavailable.append(unavailable)
     return out

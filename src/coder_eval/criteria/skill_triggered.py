@@ -23,7 +23,7 @@ def _skill_param(cmd: CommandTelemetry) -> str | None:
 
 def engaged(cmd: CommandTelemetry, skill: str) -> bool:
     """A Skill call naming it (namespace prefix stripped), or any parameter mentioning skills/<name>/."""
-    if cmd.tool_name == "Skill":
+    if cmd.tool_name == "Skill" or cmd.tool_kind == "skill":
         named = _skill_param(cmd)
         if named is not None and named.split(":")[-1].strip().lstrip("/") == skill:
             return True

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from coder_eval.agents.base import Agent
+from coder_eval.agents.base import Agent, ShouldStop
 from coder_eval.agents.errors import AgentCrashError, BudgetExceededError, TransientAgentError
 from coder_eval.agents.events import StreamCallback
 from coder_eval.engine.task_log import TaskLog
@@ -92,8 +92,12 @@ def _crashed_turn(agent: Agent[Any], iteration: int, prompt: str, reason: str) -
     return price_turn(turn.model_copy(update={"crashed": True, "crash_reason": reason}))
 
 
-async def _one_attempt(agent: Agent[Any], prompt: str, limits: RunLimits, stream: StreamCallback | None) -> TurnRecord:
-    call = agent.communicate(prompt, stream_callback=stream, timeout=limits.turn_timeout, max_turns=limits.max_turns)
+async def _one_attempt(
+    agent: Agent[Any], prompt: str, limits: RunLimits, stream: StreamCallback | None, should_stop: ShouldStop | None
+) -> TurnRecord:
+    call = agent.communicate(
+        prompt, stream_callback=stream, timeout=limits.turn_timeout, max_turns=limits.max_turns, should_stop=should_stop
+    )
     if limits.turn_timeout is None:
         return await call
     return await asyncio.wait_for(call, timeout=limits.turn_timeout)
@@ -108,13 +112,14 @@ async def run_turn(
     log: TaskLog,
     stream: StreamCallback | None,
     phase: AgentPhase,
+    should_stop: ShouldStop | None = None,
 ) -> None:
     """One user turn, retried on transient errors; results and failures land on `phase`."""
     failures = 0
     while True:
         iteration = agent.iteration + 1
         try:
-            turn = price_turn(await _one_attempt(agent, prompt, limits, stream))
+            turn = price_turn(await _one_attempt(agent, prompt, limits, stream, should_stop))
         except asyncio.CancelledError:
             # The task deadline (or Ctrl-C) cut the turn: kill the agent, keep what it did.
             await asyncio.shield(asyncio.to_thread(agent.kill_sync))

@@ -10,6 +10,7 @@ from typing import Any
 from coder_eval.config.experiments import baseline_experiment, load_experiment
 from coder_eval.config.overrides import build_cli_layer
 from coder_eval.config.resolve import ResolvedTask, resolve_prompt, resolve_task
+from coder_eval.engine.control_checks import control_problem, trial_count
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError
 from coder_eval.loading.loader import LoadedTask
@@ -69,9 +70,14 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
                 continue
             loaded = resolved.loaded()
             agent = loaded.definition.agent or parse_agent_config({"type": DEFAULT_AGENT_KIND})
+            problem = control_problem(loaded.definition, agent.type)
+            if problem is not None:
+                plan.errors.append(TaskConfigError.single(task.source_file, *problem))
+                continue
             lineage = _set_by_layers(resolved.lineage)
             plan.units.extend(
-                RunUnit(loaded, agent, variant.variant_id, i, lineage=lineage) for i in range(resolved.repeats)
+                RunUnit(loaded, agent, variant.variant_id, i, lineage=lineage)
+                for i in range(trial_count(loaded.definition, resolved.repeats))
             )
     return plan
 

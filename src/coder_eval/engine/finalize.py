@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from coder_eval.common.secrets import Redactor
 from coder_eval.criteria.grading import Grade
@@ -81,9 +81,13 @@ def _error_message(state: UnitState) -> str | None:
         return state.error
     if state.phase.error:
         return state.phase.error
-    if state.grade is not None and state.grade.config_errors:
-        return "; ".join(state.grade.config_errors)
+    if state.grade is not None and (state.grade.config_errors or state.grade.unavailable):
+        return "; ".join([*state.grade.config_errors, *state.grade.unavailable])
     return None
+
+
+def _spend(state: UnitState, purpose: Literal["judge", "simulator"]) -> float | None:
+    return state.judges.spend.get(purpose).total_cost if state.judges is not None else None
 
 
 def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_config: dict[str, Any]) -> EvaluationResult:
@@ -92,6 +96,8 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
     expected, efficiency = _efficiency(state, state.grade)
     models = [t.model_used for t in turns if t.model_used]
     agent_dump = unit.agent.model_dump(mode="json")
+    if state.judges is not None:
+        state.env_info.update(state.judges.info)
     result = EvaluationResult(
         task_id=unit.task_id,
         task_description=unit.task.definition.description,
@@ -127,6 +133,10 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         commands_efficiency=efficiency,
         pre_run_results=state.pre_run,
         post_run_results=state.post_run,
+        judge_cost_usd=_spend(state, "judge"),
+        simulator_cost_usd=_spend(state, "simulator"),
+        simulation=state.simulation,
+        early_stop=state.early_stop,
     )
     state.log.add(f"final status {status.value}, weighted score {score if score is None else round(score, 4)}")
     write_records(out_dir, result, "\n".join(state.log.lines) + "\n")

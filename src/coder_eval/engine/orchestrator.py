@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,12 @@ from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
-from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy, run_turn
+from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
+from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
@@ -29,8 +32,9 @@ from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import task_view
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
+from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
-from coder_eval.models.results import CommandResult, EvaluationResult
+from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.docker_image import BuildFailedError
@@ -68,6 +72,9 @@ class UnitState:
     post_run: list[CommandResult] = field(default_factory=list)
     sandbox_path: Path | None = None
     env_info: dict[str, Any] = field(default_factory=dict)
+    judges: JudgeServices | None = None
+    early_stop: EarlyStopInfo | None = None
+    simulation: dict[str, Any] | None = None
 
     def fail(self, status: FinalStatus, message: str) -> None:
         if self.status is None:
@@ -76,7 +83,12 @@ class UnitState:
 
 
 def _checker(
-    sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None, inner: dict[str, str]
+    sandbox: Sandbox,
+    unit: RunUnit,
+    reference: Path | None,
+    turns: list[Any] | None,
+    judges: JudgeServices | None,
+    inner: dict[str, str] | None = None,
 ) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
@@ -85,7 +97,8 @@ def _checker(
         reference_dir=reference,
         turns=turns,
         environment=sandbox.live,
-        command_dirs=inner,
+        judges=judges,
+        command_dirs=inner or {},
     )
 
 
@@ -139,11 +152,10 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
     try:
         await agent.start(sandbox.live)
         state.env_info.update(agent.environment_info())
-        prompt = unit.task.definition.initial_prompt or ""
         terminal = options.stream_factory(unit) if options.stream_factory else None
         stream = compose(log_writer(state.log.add), terminal)
-        limits = unit.task.definition.run_limits
-        await run_turn(agent, prompt, limits, retry=options.retry, log=state.log, stream=stream, phase=state.phase)
+        grader = partial(_grade_now, state, sandbox)
+        await drive_agent(agent, state, stream, options.retry, grader)
     finally:
         await asyncio.to_thread(agent.kill_sync)
         await agent.stop()
@@ -153,18 +165,24 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
+    failure = None
     if definition.pre_run:
         env = await asyncio.to_thread(_share_task_dir, sandbox, state.unit, options.run_dir)
         try:
             state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
         finally:
             await asyncio.to_thread(sandbox.live.unshare, "task")
-    else:
-        failure = None
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
     await _agent_phase(state, sandbox, options)
+
+
+def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
+    """Grade the sandbox as it is now (dialog mode checks criteria between exchanges)."""
+    reference = state.judges.reference_dir if state.judges is not None else None
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+    return grade(list(state.unit.task.definition.success_criteria), ctx)
 
 
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
@@ -189,14 +207,15 @@ def _grade_shared(
     state: UnitState, sandbox: Sandbox, reference: Path | None, options: RunOptions, inner: dict[str, str]
 ) -> None:
     definition = state.unit.task.definition
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, inner)
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner)
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
             diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
-    elif options.grade:
+    elif options.grade and state.grade is None:
         state.grade = grade(list(definition.success_criteria), ctx)
+        apply_early_stop_gate(state, state.grade)
     if options.grade and not pre_run_failed:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
         env = {k: v for k, v in inner.items() if k == "TASK_DIR"}
@@ -205,6 +224,7 @@ def _grade_shared(
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
+    state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
     limit = definition.run_limits.task_timeout
     try:
         async with asyncio.timeout(limit):
@@ -215,6 +235,7 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
     # The agent phase is over: end every process it left before the reference exists anywhere.
     await asyncio.to_thread(sandbox.live.kill_all)
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
+        state.judges.reference_dir = reference
         await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
 
 

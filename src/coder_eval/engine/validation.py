@@ -19,6 +19,8 @@ class FilePlan:
     tasks: list[LoadedTask] = field(default_factory=list)
     error: TaskConfigError | None = None
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What will happen that is worth knowing before a run (e.g. which route each judge uses)."""
 
     @property
     def ok(self) -> bool:
@@ -44,9 +46,35 @@ def plan_file(path: Path) -> FilePlan:
             raise TaskConfigError(path, problems)
         out.tasks = expand_dataset(task, raw, path)
         out.warnings = task_warnings(task)
+        out.notes = judge_notes(task)
     except TaskConfigError as exc:
         out.error = exc
     return out
+
+
+JUDGE_TYPES = frozenset({"llm_judge", "agent_judge", "system_one_judge", "uipath_eval"})
+
+
+def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
+    """One line per judge criterion: where its model calls will go under this backend."""
+    import os
+
+    from coder_eval.criteria.registry import CHECKERS
+    from coder_eval.judges.routing import describe_judge_route
+
+    chosen = (backend or os.environ.get("API_BACKEND") or "direct").lower()
+    route = task.checker_context.api_route if task.checker_context else None
+    notes = []
+    for i, crit in enumerate(task.success_criteria):
+        if crit.type in JUDGE_TYPES and crit.type not in CHECKERS:
+            notes.append(f"success_criteria[{i}] {crit.type}: this version cannot grade it (reported not evaluated)")
+        elif crit.type in JUDGE_TYPES:
+            where = describe_judge_route(chosen, route, crit.type)
+            notes.append(f"success_criteria[{i}] {crit.type}: under -b {chosen}, {where}")
+    sim = task.simulation
+    if sim is not None and sim.enabled:
+        notes.append(f"simulation: the simulated user ({sim.model}) gets its own route, like the agent's")
+    return notes
 
 
 def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:

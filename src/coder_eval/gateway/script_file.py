@@ -7,6 +7,10 @@ Where a script lives (first match wins):
 3. ``scripts/<task_id>.yaml`` in the task's directory.
 
 For a dataset row every string in the script gets ``${row.x}`` substituted first.
+
+Besides the agent's `steps`, a script may answer the task's judges (`judges:`, one entry per
+judge criterion, by index or description) and play the simulated user of a dialog
+(`simulator:`, one line per simulator call), so every model in the loop is scripted.
 """
 
 from __future__ import annotations
@@ -199,7 +203,8 @@ def _describe(err: Any, loc: tuple[str | int, ...]) -> tuple[str, str]:
         return _describe_step(err["input"], inside_parallel="parallel" in loc)
     if kind == "extra_forbidden" and loc:
         key = str(loc[-1])
-        owner = ACTION_MODELS.get(str(loc[-2])) if len(loc) >= 2 else Script
+        parent = loc[-3] if len(loc) >= 3 and isinstance(loc[-2], int) else (loc[-2] if len(loc) >= 2 else None)
+        owner = ACTION_MODELS.get(str(parent)) if parent is not None else Script
         fields = list(owner.model_fields) if owner is not None else []
         return f"unknown key {key!r}", did_you_mean(key, fields) or (
             f"allowed keys: {', '.join(fields)}" if fields else ""

@@ -236,6 +236,35 @@ def tool_action(step: ToolStepModel) -> ToolAction:
     return action
 
 
+class JudgeEntry(_ScriptModel):
+    """How a scripted judge answers: one entry per judge criterion of the task.
+
+    `llm_judge` and `system_one_judge` make one forced tool call, answered with `verdict`
+    (the tool's arguments, sent as written, so a malformed verdict is scriptable too) or,
+    for `system_one_judge`, `answers`; `reply` answers plain text instead (no verdict).
+    `agent_judge` plays `steps` as tool calls in its workspace copy, then says `reply`.
+    """
+
+    criterion: int | NonBlank = Field(
+        description="Which criterion: its index in success_criteria (from 0) or its description."
+    )
+    verdict: dict[str, Any] | None = Field(None, description="Arguments of the forced verdict tool call.")
+    answers: dict[str, Any] | None = Field(None, description="system_one_judge: answer per question name.")
+    reply: str | None = Field(None, description="Plain text answered instead of (or after) tool calls.")
+    steps: list[Step] = Field(default_factory=list, description="agent_judge: tool steps played before `reply`.")
+    delay: float = Field(0.0, ge=0, le=3600, description="Seconds to wait before answering each call.")
+    error: ErrorStatus | None = Field(None, description="Answer every call with this HTTP error instead.")
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> JudgeEntry:
+        given = [k for k in ("verdict", "answers") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError("give at most one of verdict or answers")
+        if not given and self.reply is None and self.error is None and not self.delay:
+            raise ValueError("a judge entry needs verdict, answers, reply, error or delay")
+        return self
+
+
 class Script(_ScriptModel):
     """A scripted model's whole play for one task."""
 
@@ -246,6 +275,19 @@ class Script(_ScriptModel):
     )
     model: str = Field("scripted", description="Model name reported in every reply.")
     tokens: Tokens | None = Field(None, description="Fixed per-call token usage instead of the estimate.")
+    judges: list[JudgeEntry] = Field(default_factory=list, description="Answers of the task's judge criteria.")
+    simulator: list[str] = Field(
+        default_factory=list, description="Dialog mode: the simulated user's lines, one per simulator call."
+    )
+
+    @model_validator(mode="after")
+    def _distinct_judges(self) -> Script:
+        seen: set[int | str] = set()
+        for entry in self.judges:
+            if entry.criterion in seen:
+                raise ValueError(f"judges: criterion {entry.criterion!r} has two entries")
+            seen.add(entry.criterion)
+        return self
 
 
 ACTION_MODELS: dict[str, type[BaseModel]] = {
@@ -258,5 +300,6 @@ ACTION_MODELS: dict[str, type[BaseModel]] = {
     "error": InjectError,
     "delay": Delay,
     "tokens": Tokens,
+    "judges": JudgeEntry,
 }
 """The model that holds the fields under each step kind (and `tokens`), for error messages."""

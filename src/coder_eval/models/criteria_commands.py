@@ -180,7 +180,11 @@ class CommandExecutedCriterion(LiveCriterion):
     """Fractional: the agent ran matching tool calls (min_count..max_count of them)."""
 
     type: Literal["command_executed"] = "command_executed"
-    tool_name: str | None = Field(None, description="Tool-name filter (e.g. Bash); null counts any tool.")
+    tool_name: str | None = Field(
+        None,
+        description="Tool filter: a raw tool name, a canonical kind (shell, read, write, edit, ...) or a "
+        "Claude Code name standing for its kind on every agent (Bash = any shell tool); null counts any tool.",
+    )
     command_pattern: RegexStr | None = Field(None, description="Regex over the command (raw and shell-normalized).")
     exclude_pattern: RegexStr | None = Field(None, description="Commands matching this regex are skipped.")
     min_count: int = Field(1, ge=0, description="Minimum matching commands.")

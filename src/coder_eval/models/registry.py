@@ -120,7 +120,8 @@ class Registry(Generic[T]):
     def _add_lazy(self, name: str, target: str) -> None:
         existing = self._entries.get(name)
         if existing is not None:
-            if _target_of(existing) != target:
+            # A bare-module target is satisfied by the entry that module registered when imported.
+            if target not in (_target_of(existing), getattr(existing, "__module__", None)):
                 raise RegistrationError(f"{self.what} {name!r} is already provided by {_label(existing)}")
             return
         taken = self._lazy.get(name)
@@ -177,7 +178,12 @@ class Registry(Generic[T]):
 
     @contextmanager
     def scratch(self) -> Iterator[Registry[T]]:
-        """For tests: registrations made inside the block are forgotten when it ends."""
+        """For tests: registrations made inside the block are forgotten when it ends.
+
+        Plugins are loaded first, so the snapshot holds them: they are loaded once per process and
+        would not come back if the block were the first to load them.
+        """
+        load_plugins_once()
         entries, lazy = dict(self._entries), dict(self._lazy)
         try:
             yield self

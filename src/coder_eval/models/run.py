@@ -86,6 +86,16 @@ class RunSummary(RecordModel):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
+    def judge_cost_usd(self) -> float | None:
+        return sum_costs([row.get("judge_cost_usd") for row in self.task_results])
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def simulator_cost_usd(self) -> float | None:
+        return sum_costs([row.get("simulator_cost_usd") for row in self.task_results])
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
     def eval_overhead_cost_usd(self) -> float | None:
         return sum_costs(
             [row.get("judge_cost_usd") for row in self.task_results]

@@ -78,8 +78,9 @@ class TaskDefinition(StrictModel):
     @model_validator(mode="after")
     def _cross_field(self) -> TaskDefinition:
         has_prompt = bool(self.initial_prompt and self.initial_prompt.strip())
-        if not has_prompt and self.agent_type != "none":
-            raise ValueError("initial_prompt is required unless agent.type is none")
+        simulated = self.simulation is not None and self.simulation.enabled
+        if not has_prompt and self.agent_type != "none" and not simulated:
+            raise ValueError("initial_prompt is required unless agent.type is none (or a simulated user opens)")
         if self.reference is None:
             for i, crit in enumerate(self.success_criteria):
                 if isinstance(crit, ReferenceComparisonCriterion):

@@ -60,6 +60,9 @@ class CommandTelemetry(RecordModel):
     """One tool call."""
 
     tool_name: str = Field(description="The tool the agent called.")
+    tool_kind: str | None = Field(
+        None, description="Canonical kind of the tool (shell, read, write, edit, patch, search, ...)."
+    )
     parameters: dict[str, Any] = Field(default_factory=dict, description="The call's arguments.")
     status: Literal["success", "error", "unknown", "unresolved"] = Field(
         "unknown", description="How the call ended: success, error, unknown, or unresolved (no result came back)."
@@ -149,6 +152,9 @@ class TurnRecord(RecordModel):
 class CommandStatistics(RecordModel):
     total_commands: int = Field(0, description="Tool calls over every turn.")
     commands_by_tool: dict[str, int] = Field(default_factory=dict, description="Tool name -> number of calls.")
+    commands_by_kind: dict[str, int] = Field(
+        default_factory=dict, description="Canonical tool kind -> number of calls (comparable across agents)."
+    )
     total_command_time_ms: float = Field(0.0, description="Sum of tool-call durations.")
     success_rate: float | None = Field(
         None, description="Share of calls with a known outcome that succeeded; None when none had one."
@@ -163,14 +169,18 @@ class CommandStatistics(RecordModel):
         if not commands:
             return cls()
         by_tool: dict[str, int] = {}
+        by_kind: dict[str, int] = {}
         for c in commands:
             by_tool[c.tool_name] = by_tool.get(c.tool_name, 0) + 1
+            if c.tool_kind is not None:
+                by_kind[c.tool_kind] = by_kind.get(c.tool_kind, 0) + 1
         decided = [c for c in commands if c.status in ("success", "error")]
         rate = sum(c.status == "success" for c in decided) / len(decided) if decided else None
         slowest = sorted(commands, key=lambda c: c.duration_ms, reverse=True)[:5]
         return cls(
             total_commands=len(commands),
             commands_by_tool=by_tool,
+            commands_by_kind=by_kind,
             total_command_time_ms=sum(c.duration_ms for c in commands),
             success_rate=rate,
             slowest_commands=[{"tool_name": c.tool_name, "duration_ms": c.duration_ms} for c in slowest],

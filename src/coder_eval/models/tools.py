@@ -81,6 +81,52 @@ class ToolVocabulary(BaseModel):
         )
 
 
+CRITERION_TOOL_NAMES: dict[str, ToolKind] = {
+    "Bash": "shell",
+    "Read": "read",
+    "Write": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "Glob": "search",
+    "Grep": "search",
+    "LS": "list",
+    "WebFetch": "fetch",
+    "WebSearch": "fetch",
+    "Task": "task",
+    "TodoWrite": "todo",
+    "Skill": "skill",
+}
+"""Tool names a criterion may filter on that stand for a kind on every agent (Claude Code's names,
+the ones task files already use): `tool_name: Bash` counts Codex's and OpenCode's shell calls too."""
+
+TOOL_KINDS: frozenset[str] = frozenset(ToolKind.__args__)  # type: ignore[attr-defined]
+
+
+def filter_kind(name: str) -> ToolKind | None:
+    """The kind a criterion's `tool_name` stands for: a kind itself (`shell`) or a name above; else None."""
+    if name in TOOL_KINDS:
+        return name  # type: ignore[return-value]
+    key = normalized(name)
+    for known, kind in CRITERION_TOOL_NAMES.items():
+        if normalized(known) == key:
+            return kind
+    return None
+
+
+def tool_matches(wanted: str, tool_name: str, tool_kind: str | None) -> bool:
+    """Whether a call (raw name, canonical kind) answers a criterion's `tool_name` filter.
+
+    The raw name always matches itself. Otherwise kinds are compared; an `apply_patch` style call
+    (kind `patch`) answers both `Write` and `Edit`, since one patch may create or change files.
+    """
+    if tool_name == wanted:
+        return True
+    kind = filter_kind(wanted)
+    if kind is None or tool_kind is None:
+        return False
+    return tool_kind == kind or (tool_kind == "patch" and kind in ("write", "edit"))
+
+
 GENERIC_ARGUMENTS: dict[ArgRole, tuple[str, ...]] = {
     "path": ("file_path", "path", "filename", "absolute_path", "target_file", "file"),
     "content": ("content", "contents", "file_text", "text"),

@@ -207,7 +207,8 @@ def _run_header(summary: RunSummary) -> str:
     cost = (
         f"Cost: total {format_usd(summary.total_cost_usd, floor=floor)} · "
         f"agent {format_usd(summary.agent_cost_usd, floor=floor)} · "
-        f"eval overhead {format_usd(summary.eval_overhead_cost_usd, floor=floor)}"
+        f"judges {format_usd(summary.judge_cost_usd, floor=floor)} · "
+        f"simulated user {format_usd(summary.simulator_cost_usd, floor=floor)}"
     )
     lines = [
         f"<h1>Coder Eval run {escape(summary.run_id)}</h1>",
@@ -277,9 +278,26 @@ def render_task_html(result: EvaluationResult) -> str:
         _task_facts(result),
         "<h2>Criteria</h2>",
         _result_body(result),
+        _dialog_section(result.simulation),
         _turns_section(result.iterations),
     ]
     return _page(f"Coder Eval task {title}", body)
+
+
+def _dialog_section(simulation: dict[str, Any] | None) -> str:
+    """A simulated dialog as a conversation: who said what, and why it ended."""
+    if not simulation or not simulation.get("dialog"):
+        return ""
+    lines = []
+    for message in simulation["dialog"]:
+        who = "Simulated user" if message.get("role") == "user" else "Agent"
+        lines.append(
+            f'<div class="msg {escape(str(message.get("role")))}"><strong>{who}</strong>'
+            f"{_pre(str(message.get('text', '')))}</div>"
+        )
+    trial = f"Trial {int(simulation.get('replicate_index', 0)) + 1} of {simulation.get('n_trials', 1)}"
+    reason = escape(str(simulation.get("stop_reason")))
+    return f"<h2>Dialog</h2><p>{escape(trial)} · ended by <code>{reason}</code></p>" + "".join(lines)
 
 
 def _task_facts(result: EvaluationResult) -> str:

@@ -94,7 +94,8 @@ def _cost_lines(summary: RunSummary) -> list[str]:
     lines = [
         f"- **Cost:** total {format_usd(summary.total_cost_usd, floor=floor)} · "
         f"agent {format_usd(summary.agent_cost_usd, floor=floor)} · "
-        f"eval overhead {format_usd(summary.eval_overhead_cost_usd, floor=floor)}"
+        f"judges {format_usd(summary.judge_cost_usd, floor=floor)} · "
+        f"simulated user {format_usd(summary.simulator_cost_usd, floor=floor)}"
     ]
     if floor:
         lines += [

@@ -109,6 +109,9 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
             with contextlib.suppress(BaseException):
                 await consumer
             raise
+        if stopped:
+            # A cooperative stop leaves the CLI mid-turn: end it (and what it spawned) now.
+            self.kill_sync()
         # The CLI has exited; forget its pid so a later kill cannot hit a recycled pid.
         if self.pidfile is not None:
             self.pidfile.unlink(missing_ok=True)

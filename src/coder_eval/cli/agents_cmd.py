@@ -1,0 +1,66 @@
+"""`coder-eval agents`: the agent kinds, whether each can run here; `agents install KIND...`."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from coder_eval.cli.guard import guarded
+
+agents_app = typer.Typer(
+    help="List agent kinds and where their CLIs are; install the npm ones.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    rich_markup_mode=None,
+)
+
+
+@agents_app.callback()
+@guarded
+def agents(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+) -> None:
+    """Every registered agent kind: implemented or not, its binary, version and where it was found."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from coder_eval.agents.availability import survey
+
+    rows = survey()
+    if as_json:
+        typer.echo(json.dumps([row.as_dict() for row in rows], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("agent", "status", "binary", "version", "found at / how to install", box=None)
+    for row in rows:
+        table.add_row(row.kind, row.status, row.binary or "-", row.version or "-", row.location or row.install or "-")
+    Console().print(table)
+
+
+@agents_app.command("install")
+@guarded
+def install(
+    kinds: Annotated[list[str], typer.Argument(help="Agent kinds whose pinned npm CLI to install (e.g. opencode).")],
+    force: Annotated[bool, typer.Option("--force", help="Reinstall even when the pinned version is there.")] = False,
+) -> None:
+    """Install the pinned npm CLI of each KIND into a user-level prefix (no sudo), where runs find it."""
+    from coder_eval.agents.availability import npm_package_of
+    from coder_eval.agents.installs import InstallError
+    from coder_eval.agents.installs import install as do_install
+    from coder_eval.errors import UsageError
+
+    try:  # every name is checked before anything is installed
+        packages = [npm_package_of(kind) for kind in kinds]
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    for package in packages:
+        try:
+            result = do_install(package, force=force)
+        except InstallError as exc:
+            raise UsageError(str(exc)) from None
+        verb = "already installed" if result.already else "installed"
+        typer.echo(f"{result.kind}: {package.spec} {verb} at {result.path}")

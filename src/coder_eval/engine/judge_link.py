@@ -1,0 +1,122 @@
+"""Judge and simulator routes for one unit, on the run's gateway (or none under bedrock).
+
+Every judge check and the simulated user get a route of their own on the same gateway as the
+agent, keyed `<variant>/<task>/<replicate>/judge-<n>` or `.../simulator`, so each is recorded,
+priced, budgeted and replayed on its own; under `-b script` the route answers from the script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coder_eval.engine.gateway_link import BedrockLink, GatewayLink, real_api_keys, route_key
+from coder_eval.engine.model_link import ModelLink
+from coder_eval.engine.units import RunUnit
+from coder_eval.errors import CoderEvalError
+from coder_eval.gateway.budget import Budget
+from coder_eval.gateway.routes import Route
+from coder_eval.gateway.script_judges import ScriptedSimulator, ScriptedVerdict
+from coder_eval.gateway.script_model import Script
+from coder_eval.gateway.server import GatewayThread
+from coder_eval.gateway.source import ReplySource
+from coder_eval.judges.services import JudgeServices, RouteAddress
+from coder_eval.judges.transport import JudgeUnavailableError
+from coder_eval.models.criteria_base import BaseCriterion
+
+
+@dataclass
+class _GatewayRoute:
+    thread: GatewayThread
+    route: Route
+
+    @property
+    def address(self) -> RouteAddress:
+        return RouteAddress(self.route.base_url, self.route.token)
+
+    def close(self) -> tuple[int, int, float | None]:
+        self.thread.close_route(self.route)
+        usage = self.route.usage
+        if not self.route.calls:
+            return 0, 0, 0.0
+        return usage.input_tokens, usage.output_tokens, usage.total_cost_usd
+
+
+class GatewayRoutes:
+    """Opens a unit's judge/simulator routes on the run's gateway thread."""
+
+    def __init__(self, thread: GatewayThread, unit: RunUnit, budget: Budget | None = None) -> None:
+        self.thread = thread
+        self.unit = unit
+        self.mode: str = thread.gateway.mode
+        self.has_anthropic_key = "anthropic" in real_api_keys()
+        self.budget = budget
+
+    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> _GatewayRoute:
+        reply_source = source if self.mode == "script" and isinstance(source, ReplySource) else None
+        route = self.thread.open_route(
+            f"{route_key(self.unit)}/{suffix}",
+            source=reply_source,
+            budget=self.budget,
+            model_hint=model,
+            workdir=workdir,
+        )
+        return _GatewayRoute(self.thread, route)
+
+
+def _script(unit: RunUnit, oracle: bool) -> tuple[Script | None, str | None]:
+    """The task's script for judge and simulator answers (the script file, even beside --oracle)."""
+    from coder_eval.gateway.script_file import find_script, load_script, script_for
+
+    try:
+        if oracle:
+            path = find_script(unit.task)
+            if path is None:
+                return None, "under --oracle, judges and the simulator still need a script file with judges:"
+            return load_script(path, unit.task.row), None
+        return script_for(unit.task, oracle=False), None
+    except CoderEvalError as exc:
+        return None, str(exc)
+
+
+def _judge_source(script: Script | None, error: str | None) -> Any:
+    """The scripted answer of judge criterion n (by index or description) from the task's script."""
+
+    def source(index: int, spec: BaseCriterion) -> ScriptedVerdict:
+        if script is None:
+            raise JudgeUnavailableError(error or "under -b script the judge needs the task's script file")
+        for entry in script.judges:
+            if entry.criterion == index or entry.criterion == spec.description:
+                return ScriptedVerdict(entry)
+        raise JudgeUnavailableError(
+            f"the task's script has no judges: entry for criterion {index} ({spec.description!r}); "
+            f"add `judges: [{{criterion: {index}, verdict: {{score: 1.0, rationale: ...}}}}]`"
+        )
+
+    return source
+
+
+def judge_services(
+    unit: RunUnit, link: ModelLink | None, out_dir: Path, *, make_environment: Any = None
+) -> JudgeServices:
+    """The unit's judge plumbing for whichever backend the run uses."""
+    definition = unit.task.definition
+    route = definition.checker_context.api_route if definition.checker_context else None
+    turn_timeout = definition.run_limits.turn_timeout
+    common: dict[str, Any] = {
+        "criteria": list(definition.success_criteria),
+        "out_dir": out_dir,
+        "api_route": route,
+        "call_timeout": float(turn_timeout) if turn_timeout else 300.0,
+        "make_environment": make_environment,
+    }
+    if isinstance(link, GatewayLink):
+        opener = GatewayRoutes(link.thread, unit)
+        if opener.mode == "script":
+            script, error = _script(unit, link.oracle)
+            common["judge_source"] = _judge_source(script, error)
+            common["simulator_source"] = lambda: ScriptedSimulator(script.simulator if script is not None else [])
+        return JudgeServices(backend=opener.mode, opener=opener, **common)
+    backend = "bedrock" if isinstance(link, BedrockLink) else "none"
+    return JudgeServices(backend=backend, **common)

@@ -1,0 +1,63 @@
+"""Scripted answers for judges and the simulated user under `-b script`.
+
+The gateway's route for a judge criterion (or the simulator) is served by one of these sources,
+built from the task script's `judges:` entry (or `simulator:` lines), so verdicts, malformed
+verdicts, missing verdicts, errors and slow judges are all reproducible offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from coder_eval.gateway.script_model import JudgeEntry
+from coder_eval.gateway.types import GatewayError, ModelReply, ModelRequest, ToolCall
+from coder_eval.gateway.usage import estimate_usage
+
+_ERROR_KINDS = {429: "rate_limit_error", 500: "api_error", 503: "overloaded_error", 529: "overloaded_error"}
+
+
+class ScriptedVerdict:
+    """Answers a forced-tool judge call with the entry's verdict (or its text reply)."""
+
+    def __init__(self, entry: JudgeEntry, model: str = "scripted") -> None:
+        self.entry = entry
+        self.model = model
+
+    async def reply(self, request: ModelRequest) -> ModelReply:
+        entry = self.entry
+        if entry.delay:
+            await asyncio.sleep(entry.delay)
+        if entry.error is not None:
+            raise GatewayError(entry.error, f"scripted judge error {entry.error}", _ERROR_KINDS[entry.error])
+        args = (
+            entry.verdict
+            if entry.verdict is not None
+            else ({"answers": entry.answers} if entry.answers is not None else None)
+        )
+        if args is not None and request.tools:
+            call = ToolCall("verdict_0", request.tools[0].name, dict(args))
+            reply = ModelReply(tool_calls=[call], stop_reason="tool_use", model=self.model)
+        else:
+            reply = ModelReply(text=entry.reply or "", stop_reason="end_turn", model=self.model)
+        reply.usage = estimate_usage(request, reply)
+        return reply
+
+
+class ScriptedSimulator:
+    """Plays the script's `simulator:` lines in order, one per simulator call."""
+
+    def __init__(self, lines: list[str], model: str = "scripted") -> None:
+        self.lines = list(lines)
+        self.model = model
+        self.position = 0
+
+    async def reply(self, request: ModelRequest) -> ModelReply:
+        if self.position >= len(self.lines):
+            raise GatewayError(
+                400, f"the script's simulator: section has only {len(self.lines)} lines", "invalid_request_error"
+            )
+        text = self.lines[self.position]
+        self.position += 1
+        reply = ModelReply(text=text, stop_reason="end_turn", model=self.model)
+        reply.usage = estimate_usage(request, reply)
+        return reply

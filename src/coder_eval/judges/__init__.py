@@ -1,0 +1,1 @@
+"""Judge and simulated-user plumbing: model routes, prompts, verdicts, transcripts and spend."""

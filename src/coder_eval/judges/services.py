@@ -1,0 +1,213 @@
+"""What a judge criterion gets from the engine: its model channel, the dialog, where transcripts go.
+
+`JudgeServices` is built once per unit by the engine and handed to checkers on the CheckContext.
+`channel(spec)` opens a model channel for one judge check: a fresh gateway route (its own key,
+`<unit>/judge-<n>`, so it is recorded, priced, budgeted and replayable on its own), or a direct
+transport when the route says so. Under `-b script` the route answers from the script.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from coder_eval.judges.prompt import DialogMessage
+from coder_eval.judges.routing import Purpose, SpendBook, judge_way
+from coder_eval.judges.transport import (
+    BedrockHttp,
+    JudgeUnavailableError,
+    LiteLLMCall,
+    MessagesHttp,
+    ModelAnswer,
+    ModelCall,
+    Transport,
+)
+from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.task_parts import ApiRouteOverride
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+
+
+@dataclass(frozen=True)
+class RouteAddress:
+    """A gateway route: its base URL (token path included) and its token."""
+
+    base_url: str
+    token: str
+
+
+ScriptedSource = Callable[[int, BaseCriterion], object]
+"""Under `-b script`: the reply source answering criterion n (raises JudgeUnavailableError when none)."""
+
+
+class OpenedRoute(Protocol):
+    @property
+    def address(self) -> RouteAddress: ...
+
+    def close(self) -> tuple[int, int, float | None]:
+        """Close the route; (input tokens, output tokens, cost) of every call it served."""
+        ...
+
+
+class RouteOpener(Protocol):
+    """Opens gateway routes for a unit's judges and simulator (implemented on the gateway thread)."""
+
+    mode: str
+    has_anthropic_key: bool
+
+    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> OpenedRoute: ...
+
+
+@dataclass
+class Channel:
+    """One judge check's way to its model."""
+
+    transport: Transport | None
+    """For single forced-tool calls (llm_judge, system_one_judge, the simulator)."""
+    address: RouteAddress | None = None
+    """The gateway route, for a judge agent's CLI."""
+    agent_env: dict[str, str] = field(default_factory=dict)
+    """Variables a judge agent's CLI needs when it bypasses the gateway (bedrock, direct)."""
+    way: str = "gateway"
+    spent: tuple[int, int, float | None] | None = None
+    """(input tokens, output tokens, cost) the gateway saw, once the channel is closed."""
+
+
+@dataclass
+class _Metered:
+    """A transport that books every answer's spend (for transports the gateway does not see)."""
+
+    inner: Transport
+    book: SpendBook
+    purpose: Purpose
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def call(self, request: ModelCall) -> ModelAnswer:
+        answer = self.inner.call(request)
+        self.book.add(self.purpose, answer.input_tokens, answer.output_tokens, answer.cost_usd)
+        return answer
+
+
+@dataclass
+class JudgeServices:
+    """Per-unit judge plumbing handed to checkers."""
+
+    backend: str
+    criteria: list[BaseCriterion]
+    out_dir: Path
+    opener: RouteOpener | None = None
+    judge_source: ScriptedSource | None = None
+    """Under `-b script`, builds the scripted answer for a judge check (given by the engine)."""
+    simulator_source: Callable[[], object] | None = None
+    """Under `-b script`, builds the simulated user's scripted lines."""
+    api_route: ApiRouteOverride | None = None
+    dialog: list[DialogMessage] | None = None
+    call_timeout: float = 300.0
+    make_environment: Callable[[Path], Any] | None = None
+    """Builds a sandbox environment for a directory (the judge agent's copy) under the unit's driver."""
+    reference_dir: Path | None = None
+    spend: SpendBook = field(default_factory=SpendBook)
+    info: dict[str, Any] = field(default_factory=dict)
+    _checks: dict[int, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def index_of(self, spec: BaseCriterion) -> int:
+        for i, crit in enumerate(self.criteria):
+            if crit is spec:
+                return i
+        for i, crit in enumerate(self.criteria):
+            if crit == spec:
+                return i
+        return -1
+
+    def _suffix(self, index: int) -> str:
+        with self._lock:
+            n = self._checks.get(index, 0) + 1
+            self._checks[index] = n
+        return f"judge-{index}" if n == 1 else f"judge-{index}.{n}"
+
+    @contextlib.contextmanager
+    def channel(
+        self,
+        spec: BaseCriterion,
+        source: object | None = None,
+        *,
+        workdir: str | None = None,
+        model: str | None = None,
+    ) -> Iterator[Channel]:
+        """A channel for one check of `spec`; `source` answers it under `-b script`."""
+        way = judge_way(self.backend, self.api_route)
+        self.info.setdefault("judge_transport", way if self.backend != "script" else "gateway (script)")
+        if way == "gateway":
+            if self.opener is None:
+                raise JudgeUnavailableError("no model gateway is running for this unit")
+            if self.opener.mode in ("direct", "record") and not self.opener.has_anthropic_key:
+                raise JudgeUnavailableError(
+                    f"{spec.type} needs ANTHROPIC_API_KEY under -b {self.opener.mode} (the judge calls Anthropic "
+                    "through the gateway); set it, or choose checker_context.api_route.route: bedrock"
+                )
+            index = self.index_of(spec)
+            if self.backend == "script" and source is None:
+                if self.judge_source is None:
+                    raise JudgeUnavailableError("under -b script the judge needs the task's script file")
+                source = self.judge_source(index, spec)
+            route = self.opener.open(self._suffix(index), source, workdir, model)
+            transport = MessagesHttp(route.address.base_url, route.address.token, name="gateway")
+            channel = Channel(transport, address=route.address, way="gateway")
+            try:
+                yield channel
+            finally:
+                channel.spent = route.close()
+                self.spend.add("judge", *channel.spent)
+            return
+        yield self._direct_channel(way, spec)
+
+    def _direct_channel(self, way: str, spec: BaseCriterion) -> Channel:
+        route = self.api_route
+        if way == "litellm":
+            if spec.type != "llm_judge":
+                raise JudgeUnavailableError(f"route: litellm drives llm_judge only, not {spec.type}")
+            assert route is not None and route.model is not None
+            return Channel(
+                _Metered(LiteLLMCall(route.model, route.params, route.env_params), self.spend, "judge"), way="litellm"
+            )
+        if way == "bedrock":
+            bedrock = BedrockHttp.from_env()
+            env = {k: v for k in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_REGION") if (v := os.environ.get(k))}
+            return Channel(
+                _Metered(bedrock, self.spend, "judge"), agent_env={**env, "CLAUDE_CODE_USE_BEDROCK": "1"}, way="bedrock"
+            )
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise JudgeUnavailableError(f"{spec.type} with route: direct needs ANTHROPIC_API_KEY set")
+        direct = MessagesHttp(
+            os.environ.get("ANTHROPIC_BASE_URL", ANTHROPIC_URL), key, name="anthropic", priced_here=True
+        )
+        return Channel(_Metered(direct, self.spend, "judge"), agent_env={"ANTHROPIC_API_KEY": key}, way="anthropic")
+
+
+@contextlib.contextmanager
+def simulator_channel(services: JudgeServices) -> Iterator[Transport]:
+    """The simulated user's channel for a whole dialog: its own gateway route, like the agent's.
+
+    `checker_context.api_route` has no say here; under `-b bedrock` the simulator calls Bedrock.
+    """
+    if services.backend == "bedrock" or services.opener is None:
+        yield _Metered(BedrockHttp.from_env(), services.spend, "simulator")
+        return
+    if services.opener.mode in ("direct", "record") and not services.opener.has_anthropic_key:
+        raise JudgeUnavailableError(f"the simulated user needs ANTHROPIC_API_KEY under -b {services.opener.mode}")
+    source = services.simulator_source() if services.simulator_source is not None else None
+    route = services.opener.open("simulator", source, None, None)
+    try:
+        yield MessagesHttp(route.address.base_url, route.address.token, name="gateway")
+    finally:
+        services.spend.add("simulator", *route.close())
