@@ -249,8 +249,17 @@ def _tools(unit: RunUnit) -> tuple[str, ...]:
     except LookupError:
         pass
     if cli:
-        paths.append(str(Path(cli).resolve().parent))
-    return tuple(str(Path(p).resolve()) for p in paths)
+        paths += [str(_install_root(Path(cli).absolute())), str(_install_root(Path(cli).resolve()))]
+    return tuple(dict.fromkeys(str(Path(p).absolute()) for p in paths))
+
+
+def _install_root(cli: Path) -> Path:
+    """The directory holding a CLI's installation: its `bin/`'s parent for a dedicated prefix, else its own."""
+    parent = cli.parent
+    shared = {Path.home(), Path.home() / ".local", Path("/usr"), Path("/usr/local"), Path("/")}
+    if parent.name == "bin" and parent.parent not in shared:
+        return parent.parent
+    return parent
 
 
 def _fresh_dir(path: Path) -> None:

@@ -24,11 +24,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, run_process
+from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
+from coder_eval.sandbox.templates import SetupError
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
 MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
@@ -79,6 +80,12 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         super().__init__(workspace, request, finisher)
         self.isolated_net = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
+        # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
+        self.bin_dir = self.unit_dir / "bin"
+        self.bin_dir.mkdir()
+        for name in ("python", "python3"):
+            (self.bin_dir / name).symlink_to(self.python)
+        self.add_path_entries([self.bin_dir])
         self._userns: bool | None = None
         self._inner_pid = 0
         self._pid_ns = ""
@@ -98,7 +105,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         for rw in [self.workspace, self.home_dir, *extra_rw]:
             if rw.exists():
                 args += ["--bind", str(rw), str(rw)]
-        args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER)]
+        args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:
@@ -126,8 +133,14 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         finally:
             os.close(write_end)
         with os.fdopen(read_end, "rb") as info:
-            self._inner_pid = int(json.loads(info.read().decode() or "{}").get("child-pid", proc.pid))
-        self._pid_ns = os.readlink(f"/proc/{self._inner_pid}/ns/pid")
+            child = json.loads(info.read().decode() or "{}").get("child-pid")
+        own_ns = os.readlink("/proc/self/ns/pid")
+        pid_ns = os.readlink(f"/proc/{child}/ns/pid") if isinstance(child, int) else own_ns
+        if pid_ns == own_ns:  # never act on the host's namespace as if it were the unit's
+            proc.kill()
+            proc.wait()
+            raise SetupError("bubblewrap did not report the sandbox's process (no PID namespace to hold)")
+        self._inner_pid, self._pid_ns = child, pid_ns
         self._keep = {self._inner_pid, *_children(self._inner_pid)}  # bwrap's init and the waiting shell
         return proc
 
@@ -159,15 +172,13 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         else:
             self.ensure_holder()
             argv = [*self._enter(cwd), *body]
-        return run_process(
+        return self.run_tracked(
+            command,
             argv=argv,
             cwd=self.workspace,
             env=env,
             timeout=timeout,
-            stdin=command.stdin,
             output_limit=output_limit,
-            keep_background=command.keep_background,
-            started=self._groups,
         )
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
@@ -178,6 +189,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         super().kill_all()
         if self.holder is None or self.holder.poll() is not None:
             return
+        if not self._pid_ns or self._pid_ns == os.readlink("/proc/self/ns/pid"):
+            return  # only ever a unit's own namespace
         keep = set(self._keep)
         if self._relay is not None:
             keep |= set(_descendants(self._relay.pid))
@@ -237,8 +250,6 @@ class BubblewrapDriver(TempdirDriver):
 
     def create(self, request: SandboxRequest) -> BubblewrapEnvironment:
         if not bwrap_works():
-            from coder_eval.sandbox.templates import SetupError
-
             raise SetupError("bubblewrap (bwrap) is not installed or cannot create namespaces on this machine")
         workspace = self.new_workspace(request)
         return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))

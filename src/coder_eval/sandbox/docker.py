@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, run_process
+from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
 from coder_eval.models.host_paths import mount_problem
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
@@ -110,15 +110,13 @@ class DockerEnvironment(IsolatedEnvironment):
         body = list(command.argv) if command.argv is not None else ["/bin/sh", "-c", command.shell or ""]
         env = {**self.base_env(), **command.env}
         argv = [*self._exec_argv(cwd, env, stdin=command.stdin is not None), "timeout", "-s", "KILL", f"{timeout:g}"]
-        return run_process(
+        return self.run_tracked(
+            command,
             argv=[*argv, *body],
             cwd=self.workspace,
             env=env,
             timeout=timeout + 5,
-            stdin=command.stdin,
             output_limit=output_limit,
-            keep_background=command.keep_background,
-            started=self._groups,
         )
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:

@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
@@ -80,16 +81,14 @@ class HostEnvironment:
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self._workspace if command.cwd is None else self.host_path(command.cwd)
-        return run_process(
+        return self.run_tracked(
+            command,
             argv=command.argv,
             shell=command.shell,
             cwd=cwd,
             env={**self.base_env(), **command.env},
             timeout=timeout,
-            stdin=command.stdin,
             output_limit=output_limit,
-            keep_background=command.keep_background,
-            started=self._groups,
         )
 
     def read_file(self, path: PurePosixPath, *, limit: int) -> bytes:
@@ -122,8 +121,23 @@ class HostEnvironment:
     def unshare(self, name: str) -> None:
         """Nothing to withdraw: shared directories are the host's own."""
 
+    def run_tracked(self, command: Command, **kwargs: Any) -> ExecResult:
+        """run_process, remembering the command's process group only while it may still have members.
+
+        A finished group whose id stays on record could be killed later after the kernel reused
+        the id for an unrelated process group (pids wrap quickly on a busy machine), so a command
+        whose leftovers were killed is forgotten at once, and kill_all forgets what it killed.
+        """
+        fresh: set[int] = set()
+        try:
+            return run_process(keep_background=command.keep_background, stdin=command.stdin, started=fresh, **kwargs)
+        finally:
+            if command.keep_background:
+                self._groups |= fresh
+
     def kill_all(self) -> None:
-        for group in list(self._groups):
+        groups, self._groups = set(self._groups), set()
+        for group in groups:
             kill_group(group)
 
     def finish(self) -> Path | None:
