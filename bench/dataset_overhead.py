@@ -7,6 +7,9 @@ targets (1 s / 6 s, 150 MB, 20 MB).
 
 PYTHONDONTWRITEBYTECODE is removed from the child environment (and one warm-up run made)
 so start-up is measured with bytecode caches, as on a user's machine.
+
+`--driver bubblewrap` (or `docker`) runs the same tasks under that sandbox driver too and prints
+its per-unit overhead next to tempdir's, and the ratio (aim for bubblewrap: within 1.3x).
 """
 
 from __future__ import annotations
@@ -57,11 +60,11 @@ def _failed_rows(run_dir: Path) -> str:
     return "\n" + "\n".join(bad[:10])
 
 
-def run_once(cli: str, task: Path, run_dir: Path, env: dict[str, str]) -> tuple[float, float]:
+def run_once(cli: str, task: Path, run_dir: Path, env: dict[str, str], driver: str = "tempdir") -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     proc = subprocess.run(
-        [cli, "run", str(task), "-j", "2", "--run-dir", str(run_dir)],
+        [cli, "run", str(task), "-j", "2", "--run-dir", str(run_dir), "--driver", driver],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -78,26 +81,37 @@ def run_once(cli: str, task: Path, run_dir: Path, env: dict[str, str]) -> tuple[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="*", default=[100, 1000])
+    parser.add_argument("--driver", choices=["tempdir", "bubblewrap", "docker"], default="tempdir")
     args = parser.parse_args()
+    drivers = ["tempdir"] if args.driver == "tempdir" else ["tempdir", args.driver]
     cli = str(Path(sys.executable).with_name("coder-eval"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         warm = root / "warm.yaml"
         write_task(warm, 5)
-        run_once(cli, warm, root / "warm-run", env)
-        print(f"{'rows':>6} {'wall':>8} {'target':>8} {'reference':>10} {'peak RSS':>10} {'on disk':>10}")
+        for driver in drivers:
+            run_once(cli, warm, root / f"warm-{driver}", env, driver)
+        header = f"{'driver':>10} {'rows':>6} {'wall':>8} {'per unit':>9} {'target':>8} {'reference':>10}"
+        print(f"{header} {'peak RSS':>10} {'on disk':>10}")
+        per_unit: dict[tuple[str, int], float] = {}
         for rows in args.rows:
             task = root / f"rows{rows}.yaml"
             write_task(task, rows)
-            run_dir = root / f"run{rows}"
-            wall, peak_mb = run_once(cli, task, run_dir, env)
-            size_mb = disk_usage(run_dir) / 1e6
-            print(
-                f"{rows:>6} {wall:>7.2f}s {TARGET.get(rows, float('nan')):>7.1f}s "
-                f"{REFERENCE.get(rows, float('nan')):>9.1f}s {peak_mb:>8.0f}MB {size_mb:>8.1f}MB"
-            )
-            shutil.rmtree(run_dir, ignore_errors=True)
+            for driver in drivers:
+                run_dir = root / f"run{rows}-{driver}"
+                wall, peak_mb = run_once(cli, task, run_dir, env, driver)
+                size_mb = disk_usage(run_dir) / 1e6
+                per_unit[driver, rows] = wall / rows
+                print(
+                    f"{driver:>10} {rows:>6} {wall:>7.2f}s {wall / rows * 1000:>7.1f}ms "
+                    f"{TARGET.get(rows, float('nan')):>7.1f}s {REFERENCE.get(rows, float('nan')):>9.1f}s "
+                    f"{peak_mb:>8.0f}MB {size_mb:>8.1f}MB"
+                )
+                shutil.rmtree(run_dir, ignore_errors=True)
+            if len(drivers) > 1:
+                ratio = per_unit[drivers[1], rows] / per_unit["tempdir", rows]
+                print(f"{'':>10} {rows:>6} {drivers[1]} / tempdir per unit: {ratio:.2f}x")
     print("peak RSS is the largest child process seen so far (ru_maxrss of children)")
 
 

@@ -280,6 +280,7 @@ def test_turn_timeout_kills_the_cli_and_its_shells(tmp_path: Path) -> None:
         [{"type": "file_exists", "path": "never.txt", "description": "never"}],
     )
     doc["run_limits"] = {"turn_timeout": 5}
+    doc["sandbox"] = {"driver": "tempdir"}  # the pids below are read on the host (see test_hostile for namespaces)
     # The Bash tool's shell notes itself, its parent (the CLI) and a background child, then waits.
     # Claude Code gives each command's shell a session of its own, outside the CLI's process group.
     command = (

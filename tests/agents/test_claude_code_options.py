@@ -260,11 +260,14 @@ def test_agent_start_gives_each_task_its_own_home_and_stop_removes_it(tmp_path: 
     path = os.pathsep.join([str(tmp_path / "bin"), "/usr/bin"])
     env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1/t/x", "HOME": "/root", "PATH": path}
     first, second = (ClaudeCodeAgent(config(), task_id=t, env=env) for t in ("a", "b"))
-    for agent in (first, second):
-        asyncio.run(agent.start(HostEnvironment(tmp_path)))
+    sandboxes = [HostEnvironment(tmp_path), HostEnvironment(tmp_path)]
+    for agent, sandbox in zip((first, second), sandboxes, strict=True):
+        asyncio.run(agent.start(sandbox))
     assert first.home is not None and second.home is not None and first.home != second.home
-    assert first.cli_env["HOME"] == str(first.home) != "/root"
-    assert first.cli_env["CLAUDE_CONFIG_DIR"] == str(first.home / ".claude")
+    cli_home = sandboxes[0].home_dir / "claude-code"  # the CLI's HOME lives in the sandbox's private dir
+    assert first.cli_env["HOME"] == str(cli_home) != "/root"
+    assert second.cli_env["HOME"] != first.cli_env["HOME"]
+    assert first.cli_env["CLAUDE_CONFIG_DIR"] == str(cli_home / ".claude")
     assert first.cli_env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:1/t/x"
     assert first.cli_env["PATH"].split(os.pathsep)[0] == str(tmp_path / "bin")
     assert first.launcher is not None and first.launcher.parent == first.home

@@ -73,15 +73,17 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target / "tasks"
 
 
-def adapt(corpus: Path, name: str, *, with_agent_part: bool) -> Path:
+def adapt(corpus: Path, name: str, *, with_agent_part: bool, driver: str = "tempdir") -> Path:
     original = corpus / name
     doc = yaml.safe_load(original.read_text())
-    doc.setdefault("sandbox", {})["driver"] = "tempdir"
+    doc.setdefault("sandbox", {})["driver"] = driver
+    if driver == "docker":
+        doc["sandbox"].pop("docker", None)  # the corpus names the original system's image
     if with_agent_part:
         doc["pre_run"] = list(doc.get("pre_run", [])) + AGENT_PARTS[name]
     else:
         doc["pre_run"] = [p for p in doc.get("pre_run", []) if "coder-eval-ran" not in p["command"]]
-    suffix = "agent" if with_agent_part else "bare"
+    suffix = ("agent" if with_agent_part else "bare") + ("" if driver == "tempdir" else f"-{driver}")
     adapted = original.with_name(f"{original.stem}.{suffix}.yaml")
     adapted.write_text(yaml.safe_dump(doc, sort_keys=False))
     return adapted
@@ -108,3 +110,26 @@ def test_without_the_agents_part_it_fails_but_never_errors(corpus: Path, tmp_pat
     proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=600)
     assert proc.returncode == 1
     assert [r["final_status"] for r in outcome(run_dir)] == ["FAILURE"]
+
+
+def _docker_ready() -> bool:
+    """Docker and the base image, probed from outside (scripts/sandbox-deps.sh sets both up)."""
+    import os
+    import subprocess
+
+    if shutil.which("docker") is None or subprocess.run(["docker", "info"], capture_output=True).returncode:
+        return False
+    image = os.environ.get("CODER_EVAL_DOCKER_IMAGE", "coder-eval-base:latest")
+    return subprocess.run(["docker", "image", "inspect", image], capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("name", list(AGENT_PARTS))
+def test_adapted_task_succeeds_under_docker(corpus: Path, tmp_path: Path, name: str) -> None:
+    if not _docker_ready():
+        pytest.skip("docker or its base image is not available (scripts/sandbox-deps.sh)")
+    task = adapt(corpus, name, with_agent_part=True, driver="docker")
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=900)
+    records = outcome(run_dir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+    assert [r["final_status"] for r in records] == ["SUCCESS"]

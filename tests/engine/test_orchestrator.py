@@ -100,7 +100,9 @@ def _alive(pid: int) -> bool:
 def test_turn_timeout_kills_the_process_group_and_keeps_the_partial_turn(run_task, tmp_path):
     pidfile = tmp_path / "child.pid"
     doc = base_task(
-        agent=demo(f"printf hello > out.txt; sleep 60 & echo $! > {pidfile}; wait"), run_limits={"turn_timeout": 1}
+        agent=demo(f"printf hello > out.txt; sleep 60 & echo $! > {pidfile}; wait"),
+        run_limits={"turn_timeout": 1},
+        sandbox={"driver": "tempdir"},  # the pidfile is a host path (namespaced drivers: tests/hostile)
     )
     start = time.monotonic()
     result = run_task(doc)
@@ -256,7 +258,8 @@ def test_agent_kind_without_a_runner_is_an_error_not_a_crash(run_task):
     assert "no implementation" in (result.error_message or "")
 
 
-def test_unavailable_sandbox_driver_is_a_task_error(run_task):
+def test_unavailable_sandbox_driver_is_a_task_error(run_task, monkeypatch):
+    monkeypatch.setattr("coder_eval.sandbox.docker.docker_available", lambda: False)
     result = run_task(base_task(sandbox={"driver": "docker"}))
     assert result.final_status is FinalStatus.ERROR
     assert "docker" in (result.error_message or "")

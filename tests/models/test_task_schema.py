@@ -93,7 +93,7 @@ def _minimal_defaults(t: TaskDefinition) -> None:
     assert t.tags == []
     assert t.skip is False
     assert t.agent is None
-    assert t.sandbox.driver == "tempdir"
+    assert t.sandbox.driver == "auto"
     assert t.sandbox.python is None  # omitted: the host Python, no per-task venv
     assert t.sandbox.template_sources == []
     assert t.sandbox.ignore_patterns == []

@@ -16,6 +16,7 @@ import signal
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from coder_eval.common.process_tree import kill_tree, send
@@ -124,14 +125,16 @@ class JsonlProcess:
                 self.stderr_tail.append(line[:500])
 
 
-def private_dir(prefix: str) -> str:
+def private_dir(prefix: str, sandbox_home: Path | None = None) -> str:
     """A private directory for an agent's HOME/config, outside TMPDIR (Codex's sandbox refuses a home under it).
 
-    It lives under the user's cache directory, which no sandbox binds as the workspace.
+    Inside the sandbox's own private directory when given (so the agent sees it in isolating
+    sandboxes; TMPDIR is a subdirectory of it), else under the user's cache directory.
     """
     import tempfile
-    from pathlib import Path
 
+    if sandbox_home is not None:
+        return tempfile.mkdtemp(prefix=prefix, dir=sandbox_home)
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "coder-eval" / "agent-homes"
     root.mkdir(parents=True, exist_ok=True)
     return tempfile.mkdtemp(prefix=prefix, dir=root)

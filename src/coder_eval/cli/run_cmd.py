@@ -41,7 +41,7 @@ Repeats = Annotated[
 ]
 RunDir = Annotated[Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")]
 Preserve = Annotated[
-    str | None, typer.Option("--preservation-mode", help="NONE, MOVE_ON_WRITE (tempdir default) or DIRECT_WRITE.")
+    str | None, typer.Option("--preservation-mode", help="NONE, MOVE_ON_WRITE (the default) or DIRECT_WRITE.")
 ]
 Resume = Annotated[bool, typer.Option("--resume", help="Continue the run in --run-dir; finished rows are kept.")]
 AllowChanged = Annotated[
@@ -73,7 +73,9 @@ Sets = Annotated[
     typer.Option("--set", "-D", help="Override a resolved field: -D agent.model=X -D run_limits.max_turns=30."),
 ]
 Model = Annotated[str | None, typer.Option("--model", "-m", help="Same as -D agent.model=...")]
-Driver = Annotated[str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (tempdir or docker).")]
+Driver = Annotated[
+    str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (auto, bubblewrap, docker or tempdir).")
+]
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="DEBUG logging.")]
 LogFile = Annotated[Path | None, typer.Option("--log-file", help="Also write the log to this file.")]

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
-from coder_eval.common.secrets import scrub_env
 from coder_eval.criteria import bounded
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
+from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ class CheckContext:
     base_env: dict[str, str] | None = None
     environment: SandboxEnvironment | None = None
     """Where criterion commands run; without one they run on the host in `root`."""
+    command_dirs: dict[str, str] = field(default_factory=dict)
+    """TASK_DIR / REFERENCE_DIR as commands see them inside the sandbox (default: the host paths)."""
     judges: JudgeServices | None = None
     """Model routes, dialog and transcript directory for judge criteria (None outside a run)."""
 
@@ -48,7 +50,7 @@ class CheckContext:
             return dict(self.base_env)
         if self.environment is not None:
             return self.environment.base_env()
-        return scrub_env(dict(os.environ))
+        return allowlisted_env()
 
     def _extras(self, start: dict[str, str]) -> dict[str, str]:
         """What criterion commands get on top of the sandbox's environment."""
@@ -57,6 +59,7 @@ class CheckContext:
             extra["TASK_DIR"] = str(self.task_dir)
         if self.reference_dir is not None:
             extra["REFERENCE_DIR"] = str(self.reference_dir)
+        extra.update(self.command_dirs)
         if self.path_prepend:
             extra["PATH"] = os.pathsep.join([*map(str, self.path_prepend), start.get("PATH", "")])
         return extra
@@ -136,9 +139,10 @@ def single_file(spec_path: str, ctx: CheckContext) -> tuple[Path | None, str]:
     return path, note
 
 
-def read_text(path: Path) -> str:
-    """A workspace file's text, refusing (UnreadableFileError) what is not a regular file of bounded size."""
-    return bounded.read_text(path)
+def read_text(path: Path, root: Path | None = None) -> str:
+    """A file's text, refusing (UnreadableFileError) what is not a regular file of bounded size;
+    with `root` (the workspace) it is read without following links out of it (see safe_open)."""
+    return bounded.read_text(path, root=root)
 
 
 def join_details(*parts: str) -> str:

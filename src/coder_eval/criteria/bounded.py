@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import regex
+
+from coder_eval.common.safe_open import open_inside
 
 MAX_READ_BYTES = 32 * 1024 * 1024
 """Largest file a criterion reads whole (JSON, regex, classification, reference comparison)."""
@@ -49,30 +51,48 @@ def check_regular(path: Path, *, limit: int | None) -> int:
     return info.st_size
 
 
-def read_text(path: Path, *, limit: int = MAX_READ_BYTES) -> str:
+def open_checked(path: Path, root: Path | None, *, limit: int | None) -> BinaryIO:
+    """A handle on `path`, a regular file of at most `limit` bytes; with `root` (the workspace)
+    it is reached without following links out of it, and the size is checked on what was opened."""
+    if root is None:
+        check_regular(path, limit=limit)
+        return open(path, "rb")
+    try:
+        handle = open_inside(root.resolve(), path)
+    except IsADirectoryError as exc:
+        raise UnreadableFileError(f"{path.name} is not a regular file (a device, FIFO or socket is not graded)") from exc
+    size = os.fstat(handle.fileno()).st_size
+    if limit is not None and size > limit:
+        handle.close()
+        raise UnreadableFileError(
+            f"{path.name} is {size} bytes, over the {_mib(limit)} a criterion reads whole; "
+            "it scores 0 (file_contains streams files of any size)"
+        )
+    return handle
+
+
+def read_text(path: Path, *, root: Path | None = None, limit: int = MAX_READ_BYTES) -> str:
     """The file decoded as UTF-8 (bad bytes replaced), refusing non-regular or oversized files."""
-    check_regular(path, limit=limit)
-    with open(path, "rb") as fh:
+    with open_checked(path, root, limit=limit) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:  # it grew after the check
         raise UnreadableFileError(f"{path.name} is over the {_mib(limit)} a criterion reads whole; it scores 0")
     return data.decode("utf-8", errors="replace")
 
 
-def found_substrings(path: Path, needles: list[str]) -> set[str]:
+def found_substrings(path: Path, needles: list[str], root: Path | None = None) -> set[str]:
     """Which `needles` occur in the file's UTF-8 text, reading it in chunks (memory stays flat).
 
     One buffer is reused for the whole file (no per-chunk allocation the allocator could keep),
     and the last `longest - 1` bytes carry over so a needle across a chunk boundary is found.
     """
-    check_regular(path, limit=None)
     wanted = {n: n.encode("utf-8") for n in needles}
     overlap = max((len(b) for b in wanted.values()), default=1) - 1
     found: set[str] = {n for n, b in wanted.items() if not b}
     buf = bytearray(overlap + CHUNK_BYTES)
     view = memoryview(buf)
     kept = 0
-    with open(path, "rb") as fh:
+    with open_checked(path, root, limit=None) as fh:
         while len(found) < len(wanted):
             read = fh.readinto(view[kept:])
             if not read:

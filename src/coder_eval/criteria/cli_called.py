@@ -47,7 +47,7 @@ class CliCalled(Criterion[CliCalledCriterion]):
                 error=f"a recorder could not append to {log}: see {marker.name} beside it; the log is incomplete",
             )
         try:
-            invocations = read_invocations(path)
+            invocations = read_invocations(path, ctx.root)
         except InvocationLogError as exc:
             return self.result(spec, 0.0, details=note, error=f"invocation log {log} is unusable: {exc}")
         pattern = argv_pattern(spec)

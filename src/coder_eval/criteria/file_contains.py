@@ -11,13 +11,16 @@ from coder_eval.models.criteria_files import FileContainsCriterion
 from coder_eval.models.results import CriterionResult
 
 
-def substring_scores(source: str | Path, includes: list[str], excludes: list[str]) -> tuple[list[float], list[str]]:
+def substring_scores(
+    source: str | Path, includes: list[str], excludes: list[str], root: Path | None = None
+) -> tuple[list[float], list[str]]:
     """One score per active category (includes, excludes) and the strings that let it down.
 
-    `source` is the text, or a file path that is streamed (any size, constant memory).
+    `source` is the text, or a file path that is streamed (any size, constant memory); with
+    `root` the file is reached without following links out of the workspace.
     """
     if isinstance(source, Path):
-        hits = found_substrings(source, [*includes, *excludes])
+        hits = found_substrings(source, [*includes, *excludes], root)
     else:
         hits = {s for s in [*includes, *excludes] if s in source}
     scores: list[float] = []
@@ -43,6 +46,6 @@ class FileContains(Criterion[FileContainsCriterion]):
         path, note = single_file(spec.path, ctx)
         if path is None:
             return self.result(spec, 0.0, details=note)
-        scores, notes = substring_scores(path, spec.includes, spec.excludes)
+        scores, notes = substring_scores(path, spec.includes, spec.excludes, root=ctx.root)
         score = sum(scores) / len(scores)
         return self.result(spec, score, details=join_details(note, *notes) or "all strings as expected")

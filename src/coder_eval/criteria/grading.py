@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from coder_eval.common.safe_open import PlantedLinkError
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.registry import checker_for
 from coder_eval.criteria.scoring import all_gating_passed, anything_graded, weighted_score
@@ -75,6 +76,10 @@ def _grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult,
         return _not_evaluated(spec, f"this version of Coder Eval cannot grade {spec.type} criteria"), None, None
     try:
         return checker.check(spec, ctx), None, None
+    except PlantedLinkError as exc:  # the agent's doing: the criterion fails, the task is not at fault
+        result = _not_evaluated(spec, f"refused to follow a link out of the workspace: {exc}")
+        result.evaluation_status = "evaluated"
+        return result, None, None
     except CriterionUnavailableError as exc:
         result = _not_evaluated(spec, str(exc))
         result.error = f"{spec.type} ({spec.description}) could not run: {exc}"

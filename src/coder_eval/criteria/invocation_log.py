@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder_eval.common.safe_open import read_inside
+
 _JSON_TYPE_NAMES: dict[type, str] = {
     list: "an array",
     str: "a string",
@@ -34,10 +36,13 @@ class Invocation:
     exit_code: int | None = None
 
 
-def read_invocations(path: Path) -> list[Invocation]:
-    """Every invocation recorded in the log at `path`; raises InvocationLogError if any is unreadable."""
+def read_invocations(path: Path, root: Path | None = None) -> list[Invocation]:
+    """Every invocation recorded in the log at `path`; raises InvocationLogError if any is unreadable.
+
+    With `root` (the workspace) the log is read without following links out of it.
+    """
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if root is None else read_inside(root.resolve(), path)
     except OSError as exc:
         raise InvocationLogError(f"cannot read the file: {exc.strerror or exc}") from exc
     return parse_invocations(data)

@@ -95,7 +95,7 @@ class JsonCheck(Criterion[JsonCheckCriterion]):
         if path is None:
             return self.result(spec, 0.0, details=note)
         try:
-            doc = json.loads(read_text(path))
+            doc = json.loads(read_text(path, ctx.root))
         except json.JSONDecodeError as exc:
             return self.result(spec, 0.0, details=join_details(note, f"invalid JSON: {exc.msg} at line {exc.lineno}"))
         scores: list[float] = []

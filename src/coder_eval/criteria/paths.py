@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder_eval.common.ignore import IgnoreRules
+from coder_eval.common.safe_open import PlantedLinkError
 from coder_eval.errors import CheckerMisuseError
 
 _GLOB_CHARS = frozenset("*?[")
@@ -50,6 +51,9 @@ def resolve_paths(root: Path, pattern: str, ignore: IgnoreRules) -> Resolution:
     root = root.resolve()
     literal = Path(os.path.normpath(root / pattern))
     if literal.exists() or literal.is_symlink():
+        if not _inside(literal, root) and (literal == root or literal.is_relative_to(root)):
+            # the path is the sandbox's own; a symlink the agent planted takes it out
+            raise PlantedLinkError(f"{pattern} is a symbolic link leading outside the workspace")
         if not _inside(literal, root):
             raise CheckerMisuseError(
                 f"path {pattern!r} resolves outside the sandbox ({literal.resolve()}); "

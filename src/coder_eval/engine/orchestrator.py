@@ -14,6 +14,7 @@ from typing import Any
 
 from coder_eval.agents.base import Agent, create_agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
@@ -29,6 +30,7 @@ from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
+from coder_eval.engine.task_view import task_view
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
@@ -37,6 +39,7 @@ from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationRe
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
+from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.sandbox.templates import SetupError
@@ -93,7 +96,12 @@ class UnitState:
 
 
 def _checker(
-    sandbox: Sandbox, unit: RunUnit, reference: Path | None, turns: list[Any] | None, judges: JudgeServices | None
+    sandbox: Sandbox,
+    unit: RunUnit,
+    reference: Path | None,
+    turns: list[Any] | None,
+    judges: JudgeServices | None,
+    inner: dict[str, str] | None = None,
 ) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
@@ -103,7 +111,19 @@ def _checker(
         turns=turns,
         environment=sandbox.live,
         judges=judges,
+        command_dirs=inner or {},
     )
+
+
+def _reference_dir(unit: RunUnit) -> Path | None:
+    definition = unit.task.definition
+    return unit.task.task_dir / definition.reference.directory if definition.reference else None
+
+
+def _share_task_dir(sandbox: Sandbox, unit: RunUnit, run_dir: Path) -> dict[str, str]:
+    """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's)."""
+    view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
 
 
 def _agent_config(unit: RunUnit) -> BaseAgentConfig:
@@ -132,7 +152,9 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
         return
     env = {**sandbox.env(), **(link.env if link else {})}
     if link is not None and link.address is not None:
-        env.update(kind.env_for(link.address))
+        # the route as the agent reaches it from inside (a network-less sandbox bridges it in)
+        inside = RouteAddress(sandbox.live.reach(link.address.base_url), link.address.token)
+        env.update(kind.env_for(inside))
     try:
         agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
     except LookupError as exc:  # a kind whose schema is known but whose runner is not installed
@@ -156,12 +178,17 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     definition = state.unit.task.definition
-    env = {"TASK_DIR": str(state.unit.task.task_dir)}
-    # pre_run commands are bounded by the deadline inside the environment, so this thread returns
-    # by then and its results are kept (cancelling the await would leave the thread running).
-    state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
-    if state.timed_out("pre_run"):
-        return
+    failure = None
+    if definition.pre_run:
+        env = await asyncio.to_thread(_share_task_dir, sandbox, state.unit, options.run_dir)
+        # pre_run commands are bounded by the deadline inside the environment, so this thread returns
+        # by then and its results are kept (cancelling the await would leave the thread running).
+        try:
+            state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
+        finally:
+            await asyncio.to_thread(sandbox.live.unshare, "task")
+        if state.timed_out("pre_run"):
+            return
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
@@ -182,12 +209,27 @@ def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
 
 def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
     definition = state.unit.task.definition
+    commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
+    # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
+    inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
+    if reference is not None:
+        inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
+    try:
+        _grade_shared(state, sandbox, reference, options, inner)
+    finally:
+        sandbox.live.unshare("reference")
     try:
         verify_unchanged(reference, digest)
     except ReferenceTamperedError as exc:
+        state.grade = None
         state.fail(FinalStatus.ERROR, str(exc))
-        return
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+
+
+def _grade_shared(
+    state: UnitState, sandbox: Sandbox, reference: Path | None, options: RunOptions, inner: dict[str, str]
+) -> None:
+    definition = state.unit.task.definition
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner)
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
@@ -199,17 +241,18 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
         state.timed_out("grading")
     if options.grade and not pre_run_failed and not state.deadline.expired:
         # post_run follows the verdict and may change the tree, so it runs after grading, once.
-        env = {"TASK_DIR": str(state.unit.task.task_dir)}
+        env = {k: v for k, v in inner.items() if k == "TASK_DIR"}
         state.post_run = run_post(sandbox, definition.post_run, state.log, env)
 
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
-    definition = state.unit.task.definition
-    ref_dir = state.unit.task.task_dir / definition.reference.directory if definition.reference else None
-    with staged_reference(ref_dir, task_file=state.unit.task.source_file) as (reference, digest):
-        state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
+    state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
+    await _pre_and_agent(state, sandbox, options)
+    # The agent phase is over: end every process it left (detached ones too) before the reference
+    # exists anywhere.
+    await asyncio.to_thread(sandbox.kill_processes)
+    with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         state.judges.reference_dir = reference
-        await _pre_and_agent(state, sandbox, options)
         await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
 
 
@@ -217,6 +260,29 @@ def _finish_and_scan(sandbox: Sandbox) -> tuple[Path | None, list[str]]:
     """End the unit's processes, preserve or drop the workspace, scan what was kept for credentials."""
     kept = sandbox.finish()
     return kept, scan_artifacts(kept)
+
+
+def _tools(unit: RunUnit) -> tuple[str, ...]:
+    """What the agent needs to see read-only in sandboxes that show the host selectively: its CLI, its plugins."""
+    paths = [p.path for p in unit.agent.plugins]
+    cli = getattr(unit.agent, "cli_path", None)
+    try:
+        found = agent_kind(unit.agent.type).binary
+        cli = cli or (found.locate() if found is not None else None)
+    except LookupError:
+        pass
+    if cli:
+        paths += [str(_install_root(Path(cli).absolute())), str(_install_root(Path(cli).resolve()))]
+    return tuple(dict.fromkeys(str(Path(p).absolute()) for p in paths))
+
+
+def _install_root(cli: Path) -> Path:
+    """The directory holding a CLI's installation: its `bin/`'s parent for a dedicated prefix, else its own."""
+    parent = cli.parent
+    shared = {Path.home(), Path.home() / ".local", Path("/usr"), Path("/usr/local"), Path("/")}
+    if parent.name == "bin" and parent.parent not in shared:
+        return parent.parent
+    return parent
 
 
 def _fresh_dir(path: Path) -> None:
@@ -248,11 +314,14 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             base_env=None,
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
+            tools=_tools(unit),
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await asyncio.to_thread(sandbox.setup)
         state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
+    except BuildFailedError as exc:
+        state.fail(FinalStatus.BUILD_FAILED, f"{exc}; last lines of the build log:\n{exc.log}")
     except (SetupError, CoderEvalError) as exc:
         if not state.timed_out("sandbox set-up"):
             state.fail(FinalStatus.ERROR, f"sandbox setup failed: {exc}")

@@ -72,4 +72,9 @@ def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
             warnings.append(
                 f"sandbox driver {driver!r} is not available here (available: {known}); its tasks will end ERROR"
             )
+    from coder_eval.sandbox.auto import fallback_warning
+
+    fallback = fallback_warning({t.sandbox.driver for t in tasks})
+    if fallback is not None:
+        warnings.append(fallback)
     return warnings

@@ -68,6 +68,9 @@ def _changed_message(changed: list[tuple[RunUnit, list[str]]], run_dir: Path) ->
 
 def clear_leftovers(run_dir: Path) -> None:
     """Drop the live workspaces and temporary files an interrupted run left behind."""
+    from coder_eval.engine.task_view import remove_views
+
+    remove_views()
     shutil.rmtree(run_dir / SCRATCH_DIR, ignore_errors=True)
     for tmp in run_dir.rglob(".*.tmp"):
         if tmp.is_file():

@@ -162,6 +162,9 @@ def run_pipeline(
     )
     plan = plan_units(report.tasks, inputs)
     units = plan.units
+    from coder_eval.sandbox.auto import warn_if_unisolated
+
+    warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
     load_errors = [*report.errors, *plan.errors]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))

@@ -78,6 +78,14 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
                 "paths are relative to the task YAML",
             )
         )
+    from coder_eval.models.host_paths import confined, host_path_problems
+
+    for message, where in host_path_problems(task.sandbox, task_dir):
+        problems.append(Problem(message, where))
+    if task.reference:
+        _, why = confined(task.reference.directory, task_dir, allow=False)
+        if why is not None:
+            problems.append(Problem(f"reference directory {why}", "reference.directory"))
     for i, d in enumerate(task.sandbox.mock_path_dirs):
         if _escapes(d):
             problems.append(

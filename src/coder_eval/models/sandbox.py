@@ -141,8 +141,17 @@ class DockerConfig(StrictModel):
     network: str | None = Field(None, description="docker --network (none, bridge, ...).")
     working_dir: str | None = Field(None, description="Working directory inside the container ('auto' or a path).")
     build: DockerBuild | None = None
+    env_passthrough: list[str] = Field(
+        default_factory=list,
+        description="Host variables forwarded into the container (added to the sandbox's allowlist).",
+    )
     env_passthrough_extra: list[str] = Field(
         default_factory=list, description="Extra env vars forwarded in.", json_schema_extra={"merge": "append"}
+    )
+    extra_mounts: list[str] = Field(
+        default_factory=list,
+        description="Host directories mounted read-only at the same path, 'path' or 'path:ro'/'path:rw'; "
+        "relative to the task YAML and inside the task directory unless sandbox.allow_host_paths is set.",
     )
 
     @model_validator(mode="after")
@@ -168,9 +177,10 @@ class SandboxConfig(StrictModel):
     """The sandbox a task runs in."""
 
     driver: NonBlank = Field(
-        "tempdir",
-        description="Isolation driver: tempdir, docker, or one a plugin registers.",
-        examples=["tempdir", "docker"],
+        "auto",
+        description="Isolation driver: auto (bubblewrap where it works, else tempdir), bubblewrap, docker, "
+        "tempdir, or one a plugin registers.",
+        examples=["auto", "bubblewrap", "docker", "tempdir"],
     )
     python: PythonEnv | None = Field(
         None, description="A uv virtualenv in the sandbox ({} for an empty one); omitted or null uses the host Python."
@@ -187,6 +197,20 @@ class SandboxConfig(StrictModel):
     limits: ResourceLimits = Field(default_factory=ResourceLimits, description="Resource caps.")
     record_cli: list[RecordCliSpec] = Field(default_factory=list, description="Executables to shadow and record.")
     mock_path_dirs: list[NonBlank] = Field(default_factory=list, description="Directories put first on PATH.")
+    env_passthrough: list[str] = Field(
+        default_factory=list,
+        description="Host environment variables (by name) that commands and the agent also get; "
+        "everything not on the allowlist stays out.",
+    )
+    network: Literal["none", "host"] = Field(
+        "none",
+        description="bubblewrap: 'none' gives the unit no network but its gateway route (set-up installs excepted); "
+        "'host' shares the host's. docker uses docker.network.",
+    )
+    allow_host_paths: bool = Field(
+        False,
+        description="Let template_dir, mock_path_dirs and extra_mounts name host paths outside the task directory.",
+    )
     docker: DockerConfig | None = Field(None, description="Settings for driver: docker.")
 
     @field_validator("python", mode="before")
@@ -198,6 +222,13 @@ class SandboxConfig(StrictModel):
     @classmethod
     def _patterns(cls, values: list[str]) -> list[str]:
         return check_ignore_patterns(values)
+
+    def passthrough(self) -> list[str]:
+        """Every environment variable name the task lets through."""
+        names = list(self.env_passthrough)
+        if self.docker is not None:
+            names += self.docker.env_passthrough + self.docker.env_passthrough_extra
+        return names
 
     @field_validator("driver")
     @classmethod

@@ -128,6 +128,22 @@ class BoundedEnvironment:
     def base_env(self) -> dict[str, str]:
         return self.inner.base_env()
 
+    @property
+    def home_dir(self) -> Path:
+        return self.inner.home_dir
+
+    def seal(self) -> None:
+        self.inner.seal()
+
+    def reach(self, url: str) -> str:
+        return self.inner.reach(url)
+
+    def share(self, host: Path, name: str) -> PurePosixPath:
+        return self.inner.share(host, name)
+
+    def unshare(self, name: str) -> None:
+        self.inner.unshare(name)
+
     def kill_all(self) -> None:
         self.inner.kill_all()
 

@@ -40,6 +40,8 @@ class SandboxRequest:
     base_env: dict[str, str] | None = None
     """The host environment to start from (default: the harness's, credentials removed)."""
     extra: dict[str, str] = field(default_factory=dict)
+    tools: tuple[str, ...] = ()
+    """Host paths of programs the unit runs (the agent's CLI), made visible read-only by isolating drivers."""
 
 
 class Driver(Protocol):
@@ -73,8 +75,11 @@ def register_driver(name: str) -> Callable[[D], D]:
 
 def register_builtin_drivers() -> None:
     DRIVERS.add_lazy("tempdir", "coder_eval.sandbox.tempdir:TempdirDriver")
-    SANDBOX_DRIVERS.add("tempdir", "tempdir")
-    SANDBOX_DRIVERS.add("docker", "docker")  # a valid name; runs need the docker driver (not in this release)
+    DRIVERS.add_lazy("bubblewrap", "coder_eval.sandbox.bwrap:BubblewrapDriver")
+    DRIVERS.add_lazy("docker", "coder_eval.sandbox.docker:DockerDriver")
+    DRIVERS.add_lazy("auto", "coder_eval.sandbox.auto:AutoDriver")
+    for name in ("tempdir", "bubblewrap", "docker", "auto"):
+        SANDBOX_DRIVERS.add(name, name)
 
 
 def get_driver(name: str) -> Driver:

@@ -37,6 +37,8 @@ class Command:
     stdin: bytes | None = None
     keep_background: bool = False
     """Leave processes the command started in the background running (pre_run daemons) until cleanup."""
+    cache_dirs: tuple[Path, ...] = ()
+    """Host directories a set-up command may write (package caches); isolating drivers bind them for it alone."""
 
     def __post_init__(self) -> None:
         if (self.argv is None) == (self.shell is None):
@@ -115,6 +117,27 @@ class SandboxEnvironment(Protocol):
 
     def base_env(self) -> dict[str, str]:
         """The environment every command and the agent start from (credentials already removed)."""
+        ...
+
+    @property
+    def home_dir(self) -> Path:
+        """A private writable directory outside the workspace, at the same path inside: HOME and TMPDIR live there."""
+        ...
+
+    def seal(self) -> None:
+        """Set-up is over: from now on the network policy holds (package installs came before)."""
+        ...
+
+    def reach(self, url: str) -> str:
+        """`url` (a loopback address of the harness, e.g. the gateway) as processes inside can reach it."""
+        ...
+
+    def share(self, host: Path, name: str) -> PurePosixPath:
+        """Make a host directory readable by later commands at the returned inner path (read-only where possible)."""
+        ...
+
+    def unshare(self, name: str) -> None:
+        """Withdraw what `share(..., name)` made visible."""
         ...
 
     def kill_all(self) -> None:

@@ -24,9 +24,27 @@ def find_uv() -> str:
     return found
 
 
-def _run(env: SandboxEnvironment, argv: list[str], *, timeout: float, what: str, extra: dict[str, str]) -> None:
+def uv_cache_dir() -> Path:
+    """The harness's uv cache: set-up installs share it (sandboxes have private HOMEs)."""
+    if os.environ.get("UV_CACHE_DIR"):
+        return Path(os.environ["UV_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "uv"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _run(
+    env: SandboxEnvironment,
+    argv: list[str],
+    *,
+    timeout: float,
+    what: str,
+    extra: dict[str, str],
+    cache: Path | None = None,
+) -> None:
     try:
-        out = env.exec(Command(argv=argv, env=extra), timeout=timeout)
+        out = env.exec(Command(argv=argv, env=extra, cache_dirs=(cache,) if cache else ()), timeout=timeout)
     except FileNotFoundError as exc:
         raise SetupError(f"{what} failed: {exc}") from None
     if out.timed_out:
@@ -38,9 +56,17 @@ def _run(env: SandboxEnvironment, argv: list[str], *, timeout: float, what: str,
 def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: float) -> Path:
     """`uv venv` in <workspace>/.venv and `uv pip install` the packages; returns the venv's bin dir (host path)."""
     uv = find_uv()
-    python = spec.version or sys.executable
-    quiet = {"UV_NO_PROGRESS": "1"}
-    _run(env, [uv, "venv", "--quiet", "--python", python, VENV_DIR], timeout=timeout, what="uv venv", extra=quiet)
+    python = spec.version or env.python
+    cache = uv_cache_dir()
+    quiet = {"UV_NO_PROGRESS": "1", "UV_CACHE_DIR": str(cache)}
+    _run(
+        env,
+        [uv, "venv", "--quiet", "--python", python, VENV_DIR],
+        timeout=timeout,
+        what="uv venv",
+        extra=quiet,
+        cache=cache,
+    )
     bin_name = "Scripts" if os.name == "nt" else "bin"
     inner_python = str(env.inner_workspace / VENV_DIR / bin_name / "python")
     if spec.env_packages:
@@ -50,6 +76,7 @@ def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: floa
             timeout=timeout,
             what=f"installing {', '.join(spec.env_packages)}",
             extra=quiet,
+            cache=cache,
         )
     return env.host_path(PurePosixPath(VENV_DIR) / bin_name)
 

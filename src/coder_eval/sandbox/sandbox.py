@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class Sandbox:
         base_env: dict[str, str] | None = None,
         scratch: Path | None = None,
         deadline: Deadline | None = None,
+        tools: tuple[str, ...] = (),
     ) -> None:
         self.config = config
         self.deadline = deadline
@@ -50,6 +52,7 @@ class Sandbox:
             scratch=scratch,
             task_dir=task_dir,
             base_env=base_env,
+            tools=tools,
         )
         self.environment: SandboxEnvironment | None = None
         self.was_adopted = False
@@ -84,6 +87,7 @@ class Sandbox:
             task_dir=self.task_dir,
             task_file=self.task_file,
             ignore=self.ignore,
+            allow_host=self.config.allow_host_paths,
         )
         timeout = self.config.limits.timeout
         tools: list[Path] = []
@@ -98,6 +102,7 @@ class Sandbox:
         shims = write_shims(self.config.record_cli, env)
         self._refuse_collisions(mock_dirs)
         env.add_path_entries(([shims] if shims else []) + mock_dirs + tools)
+        env.seal()
         return env.workspace
 
     def adopt(self, workspace: Path) -> Path:
@@ -129,6 +134,13 @@ class Sandbox:
         dirs = []
         for rel in self.config.mock_path_dirs:
             path = (self.workspace / rel).resolve()
+            if not path.is_relative_to(self.workspace.resolve()):
+                raise TaskConfigError.single(
+                    self.task_file,
+                    f"mock_path_dirs entry {rel!r} leads out of the sandbox (to {path}) through a symlink",
+                    "sandbox.mock_path_dirs",
+                    "ship the directory itself, not a link to it",
+                )
             if not path.is_dir():
                 raise TaskConfigError.single(
                     self.task_file,
@@ -169,6 +181,7 @@ class Sandbox:
             return None
         self.kill_processes()
         if self.was_adopted:
+            shutil.rmtree(self.environment.home_dir, ignore_errors=True)
             kept: Path | None = self.environment.workspace
         else:
             kept = self.kept = self.environment.finish()

@@ -3,7 +3,7 @@
 A working directory, not a security boundary: commands and the agent run as the harness's user
 with its file system in view. What it does guarantee: each command leads its own process group
 (killed on timeout, and every group the unit started is killed when it finishes), and commands
-start from the harness's environment with credentials removed.
+start from an allowlisted environment (see `env_allowlist.py`) with a private HOME and TMPDIR.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
+from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, Launch
 
 
@@ -25,10 +27,21 @@ class HostEnvironment:
     """A SandboxEnvironment whose inside is the host: paths inside and outside are the same."""
 
     def __init__(
-        self, workspace: Path, *, base_env: Mapping[str, str] | None = None, finish: _Finisher | None = None
+        self,
+        workspace: Path,
+        *,
+        base_env: Mapping[str, str] | None = None,
+        finish: Finisher | None = None,
+        home: Path | None = None,
+        passthrough: list[str] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
-        self._base = scrub_env(dict(os.environ if base_env is None else base_env))
+        self._home = (home or Path(tempfile.mkdtemp(prefix="coder-eval-home-"))).resolve()
+        (self._home / "tmp").mkdir(parents=True, exist_ok=True)
+        if base_env is None:
+            self._base = allowlisted_env(passthrough=passthrough or (), home=str(self._home))
+        else:  # a trusted caller's own environment (re-grading reuses the original one)
+            self._base = scrub_env(dict(base_env))
         self._path: list[Path] = []
         self._groups: set[int] = set()
         self._finisher = finish
@@ -68,16 +81,14 @@ class HostEnvironment:
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self._workspace if command.cwd is None else self.host_path(command.cwd)
-        return run_process(
+        return self.run_tracked(
+            command,
             argv=command.argv,
             shell=command.shell,
             cwd=cwd,
             env={**self.base_env(), **command.env},
             timeout=timeout,
-            stdin=command.stdin,
             output_limit=output_limit,
-            keep_background=command.keep_background,
-            started=self._groups,
         )
 
     def read_file(self, path: PurePosixPath, *, limit: int) -> bytes:
@@ -94,16 +105,48 @@ class HostEnvironment:
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
         return Launch(argv=list(argv), env=dict(env), cwd=self._workspace)
 
+    @property
+    def home_dir(self) -> Path:
+        return self._home
+
+    def seal(self) -> None:
+        """Nothing to close: the host's network stays the host's."""
+
+    def reach(self, url: str) -> str:
+        return url
+
+    def share(self, host: Path, name: str) -> PurePosixPath:
+        return PurePosixPath(host.as_posix())
+
+    def unshare(self, name: str) -> None:
+        """Nothing to withdraw: shared directories are the host's own."""
+
+    def run_tracked(self, command: Command, **kwargs: Any) -> ExecResult:
+        """run_process, remembering the command's process group only while it may still have members.
+
+        A finished group whose id stays on record could be killed later after the kernel reused
+        the id for an unrelated process group (pids wrap quickly on a busy machine), so a command
+        whose leftovers were killed is forgotten at once, and kill_all forgets what it killed.
+        """
+        fresh: set[int] = set()
+        try:
+            return run_process(keep_background=command.keep_background, stdin=command.stdin, started=fresh, **kwargs)
+        finally:
+            if command.keep_background:
+                self._groups |= fresh
+
     def kill_all(self) -> None:
-        for group in list(self._groups):
+        groups, self._groups = set(self._groups), set()
+        for group in groups:
             kill_group(group)
 
     def finish(self) -> Path | None:
         self.kill_all()
+        shutil.rmtree(self._home, ignore_errors=True)
         return self._finisher(self._workspace) if self._finisher is not None else self._workspace
 
 
-class _Finisher:
+class Finisher:
     """Preserve or drop a temporary workspace according to the preservation mode."""
 
     def __init__(self, artifacts_dir: Path, mode: PreservationMode) -> None:
@@ -130,18 +173,28 @@ class TempdirDriver:
     default_preservation = PreservationMode.MOVE_ON_WRITE
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
+        workspace = self.new_workspace(request)
+        finisher = Finisher(request.artifacts_dir, request.mode)
+        home = Path(tempfile.mkdtemp(prefix="home-", dir=request.scratch))
+        passthrough = request.config.passthrough()
+        return HostEnvironment(
+            workspace, base_env=request.base_env, finish=finisher, home=home, passthrough=passthrough
+        )
+
+    @staticmethod
+    def new_workspace(request: SandboxRequest) -> Path:
+        """An empty workspace: the artifacts directory itself (DIRECT_WRITE) or a scratch directory."""
+        if request.scratch is not None:
+            request.scratch.mkdir(parents=True, exist_ok=True)
         if request.mode is PreservationMode.DIRECT_WRITE:
             if request.artifacts_dir.exists():
                 shutil.rmtree(request.artifacts_dir)
             request.artifacts_dir.mkdir(parents=True)
             workspace = request.artifacts_dir
         else:
-            if request.scratch is not None:
-                request.scratch.mkdir(parents=True, exist_ok=True)
             workspace = Path(tempfile.mkdtemp(prefix="sbx-", dir=request.scratch))
             workspace.chmod(0o755)
-        finisher = _Finisher(request.artifacts_dir, request.mode)
-        return HostEnvironment(workspace, base_env=request.base_env, finish=finisher)
+        return workspace
 
     def adopt(self, workspace: Path, request: SandboxRequest) -> HostEnvironment:
-        return HostEnvironment(workspace, base_env=request.base_env)
+        return HostEnvironment(workspace, base_env=request.base_env, passthrough=request.config.passthrough())

@@ -54,9 +54,13 @@ def copy_tree(src: Path, dst: Path, ignore: IgnoreRules) -> None:
 
 
 def apply_template_dir(
-    src: TemplateDirSource, root: Path, task_dir: Path, task_file: Path, ignore: IgnoreRules
+    src: TemplateDirSource, root: Path, task_dir: Path, task_file: Path, ignore: IgnoreRules, *, allow_host: bool
 ) -> None:
-    source = (task_dir / src.path).resolve()
+    from coder_eval.models.host_paths import confined
+
+    source, refused = confined(src.path, task_dir, allow=allow_host)
+    if refused is not None:
+        raise TaskConfigError.single(task_file, f"template directory {refused}", "sandbox.template_sources", "")
     if not source.is_dir():
         raise TaskConfigError.single(
             task_file,
@@ -77,12 +81,18 @@ def apply_starter_files(src: StarterFilesSource, root: Path) -> None:
 
 
 def apply_sources(
-    sources: list[TemplateSource], root: Path, *, task_dir: Path, task_file: Path, ignore: IgnoreRules
+    sources: list[TemplateSource],
+    root: Path,
+    *,
+    task_dir: Path,
+    task_file: Path,
+    ignore: IgnoreRules,
+    allow_host: bool = False,
 ) -> None:
     for src in sources:
         if isinstance(src, RepoSource):
             apply_repo(src, root)
         elif isinstance(src, TemplateDirSource):
-            apply_template_dir(src, root, task_dir, task_file, ignore)
+            apply_template_dir(src, root, task_dir, task_file, ignore, allow_host=allow_host)
         else:
             apply_starter_files(src, root)

@@ -19,7 +19,14 @@ import claude_agent_sdk  # noqa: F401  # loaded with the agent, before any task 
 from coder_eval.agents.base import Agent, ShouldStop, Turn, TurnEnd
 from coder_eval.agents.claude_code.config import ClaudeCodeConfig
 from coder_eval.agents.claude_code.events import SdkTranslator
-from coder_eval.agents.claude_code.options import cli_env, isolated_home, resolve_cli, sdk_options, write_launcher
+from coder_eval.agents.claude_code.options import (
+    cli_env,
+    exact_env,
+    isolated_home,
+    resolve_cli,
+    sdk_options,
+    write_launcher,
+)
 from coder_eval.agents.errors import AgentCrashError, TransientAgentError
 from coder_eval.common.process_tree import cmdline, kill_tree
 from coder_eval.sandbox.environment import SandboxEnvironment
@@ -38,12 +45,17 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
         self.pidfile: Path | None = None
         self.cli: str | None = None
         self.cli_env: dict[str, str] = {}
+        self.launch_argv: list[str] = []
         self.stderr_tail: list[str] = []
 
     async def prepare(self, sandbox: SandboxEnvironment) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix="coder-eval-home-"))
+        # self.home (host side, private) holds the launcher and pidfile; the CLI's own HOME is
+        # under the sandbox's private directory, where it can write inside the sandbox too.
+        self.home = Path(tempfile.mkdtemp(prefix="coder-eval-agent-"))
         self.cli = resolve_cli(self.config)
-        launch = sandbox.agent_launch([self.cli], cli_env(self.env, isolated_home(self.home)))
+        cli_home = isolated_home(sandbox.home_dir / "claude-code")
+        launch = sandbox.agent_launch([self.cli], cli_env(self.env, cli_home))
+        self.launch_argv = launch.argv
         self.launcher, self.pidfile = write_launcher(self.home, launch.argv)
         self.cli_env = launch.env
 
@@ -72,12 +84,14 @@ class ClaudeCodeAgent(Agent[ClaudeCodeConfig]):
     ) -> bool:
         from claude_agent_sdk import query
 
-        assert self.working_directory is not None and self.launcher is not None
+        assert self.working_directory is not None and self.home is not None
         self.stderr_tail = []
+        env, unset = exact_env(self.cli_env)  # the SDK merges os.environ: blank it, then drop the names
+        self.launcher, self.pidfile = write_launcher(self.home, self.launch_argv, unset)
         options = sdk_options(
             self.config,
             cwd=self.working_directory,
-            env=self.cli_env,
+            env=env,
             cli=self.launcher,
             max_turns=max_turns,
             resume=self.session_id,

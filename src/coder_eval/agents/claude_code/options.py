@@ -13,12 +13,28 @@ from coder_eval.agents.claude_code.config import ClaudeCodeConfig
 
 # Launcher that makes the CLI lead its own process group, so a timeout can kill the CLI and
 # everything it spawned with one signal. `setsid` keeps the PID when the caller is not a
-# group leader, so the PID written here is the group id.
+# group leader, so the PID written here is the group id. `env -u` drops the names the SDK
+# inherits from the harness (their values were already blanked in the options), so the CLI
+# starts with exactly the sandbox's environment.
 _LAUNCHER = """#!/bin/sh
 echo $$ > {pidfile}
-if command -v setsid >/dev/null 2>&1; then exec setsid {argv} "$@"; fi
-exec {argv} "$@"
+if command -v setsid >/dev/null 2>&1; then exec {unset}setsid {argv} "$@"; fi
+exec {unset}{argv} "$@"
 """
+
+SDK_OWN_VARS = frozenset({"CLAUDE_CODE_ENTRYPOINT", "CLAUDE_AGENT_SDK_VERSION", "PWD"})
+"""Variables the Claude Agent SDK sets itself for the CLI (harmless; kept)."""
+
+
+def exact_env(env: dict[str, str], harness: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """(options.env, names to unset) so the SDK, which merges os.environ, starts the CLI with `env` only.
+
+    Every harness variable not in `env` is overridden with an empty value (so no value reaches
+    even the launcher) and named for the launcher's `env -u`.
+    """
+    source = dict(os.environ) if harness is None else harness
+    extra = sorted(k for k in source if k not in env and k not in SDK_OWN_VARS)
+    return {**{k: "" for k in extra}, **env}, extra
 
 
 def bundled_cli() -> Path | None:
@@ -50,11 +66,12 @@ def resolve_cli(config: ClaudeCodeConfig) -> str:
     return on_path
 
 
-def write_launcher(home: Path, argv: list[str]) -> tuple[Path, Path]:
+def write_launcher(home: Path, argv: list[str], unset: list[str] | None = None) -> tuple[Path, Path]:
     """A script the SDK starts as "the CLI": it records its pid, then becomes `argv` (the sandbox's launch line)."""
     launcher = home / "claude-launch"
     pidfile = home / "claude.pid"
-    text = _LAUNCHER.format(pidfile=shlex.quote(str(pidfile)), argv=" ".join(shlex.quote(a) for a in argv))
+    drop = "env " + "".join(f"-u {shlex.quote(name)} " for name in unset) if unset else ""
+    text = _LAUNCHER.format(pidfile=shlex.quote(str(pidfile)), argv=" ".join(shlex.quote(a) for a in argv), unset=drop)
     launcher.write_text(text, encoding="utf-8")
     launcher.chmod(0o755)
     return launcher, pidfile

@@ -47,7 +47,7 @@ class CodexAgent(Agent[CodexConfig]):
         self.cli = self.config.cli_path or find_codex()
         if self.cli is None:
             raise AgentCrashError("no Codex CLI: pip install 'coder-eval[codex]' or set agent.cli_path")
-        self.home = Path(private_dir("codex-"))
+        self.home = Path(private_dir("codex-", sandbox.home_dir))
 
     def environment_info(self) -> dict[str, Any]:
         return {

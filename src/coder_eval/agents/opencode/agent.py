@@ -42,7 +42,7 @@ class OpenCodeAgent(Agent[OpenCodeConfig]):
         self.cli = self.config.cli_path or (binary.locate() if binary is not None else None)
         if self.cli is None:
             raise AgentCrashError("no opencode CLI: run `coder-eval agents install opencode` or set agent.cli_path")
-        self.home = Path(private_dir("opencode-"))
+        self.home = Path(private_dir("opencode-", sandbox.home_dir))
 
     def environment_info(self) -> dict[str, Any]:
         return {

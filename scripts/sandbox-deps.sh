@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# System pieces the bubblewrap and docker sandbox tests need: bubblewrap, Docker (daemon started
+# if it is not running) and the offline base image `coder-eval-base:latest`, built once from a
+# debootstrap root file system with `docker import` (no image registry is needed). Idempotent.
+# Usage: scripts/sandbox-deps.sh        (as root; a no-op for what is already there)
+set -euo pipefail
+IMAGE="${CODER_EVAL_BASE_IMAGE:-coder-eval-base:latest}"
+SUITE="${CODER_EVAL_BASE_SUITE:-bookworm}"
+MIRROR="${CODER_EVAL_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v dockerd >/dev/null || need+=(docker.io)
+command -v debootstrap >/dev/null || need+=(debootstrap)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  nohup dockerd >/tmp/coder-eval-dockerd.log 2>&1 &
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+  docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /tmp/coder-eval-dockerd.log" >&2; exit 1; }
+fi
+
+if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  root="$(mktemp -d /var/tmp/coder-eval-rootfs.XXXXXX)"
+  trap 'rm -rf "$root"' EXIT
+  debootstrap --variant=minbase --include=python3,ca-certificates "$SUITE" "$root" "$MIRROR" >/dev/null
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+  tar -C "$root" -c . | docker import \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
+  echo "built $IMAGE"
+fi

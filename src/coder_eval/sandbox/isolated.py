@@ -1,0 +1,161 @@
+"""What the namespace drivers (bubblewrap, docker) share: a unit directory, a holder, a gateway bridge.
+
+Each unit gets a private host directory holding its HOME (`home/`, mounted read-write at the same
+path inside), a `share/` directory mounted read-only at `/coder-eval/share` (where the task view
+and, for grading only, the reference appear), and the Unix socket of its gateway bridge. The
+workspace is mounted read-write at its host path, so paths inside and outside agree.
+
+Set-up (templates are copied by the harness; uv and npm installs run inside) happens before the
+holder starts; `seal()` starts it, and from then on every command and the agent run inside the
+holder's namespace or container, which ends, with everything in it, when the unit finishes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from abc import abstractmethod
+from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit, urlunsplit
+
+from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
+from coder_eval.sandbox.drivers import SandboxRequest
+from coder_eval.sandbox.holder import HOLDER_SOURCE
+from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
+
+SHARE_INNER = PurePosixPath("/coder-eval/share")
+SOCKET_INNER = "/coder-eval/gw.sock"
+HOLDER_START_TIMEOUT = 60.0
+
+
+def link_tree(src: Path, dst: Path) -> None:
+    """Copy a directory tree, hard-linking files where the file system allows (symlinks are dropped)."""
+    for root, dirs, files in os.walk(src):
+        rel = Path(root).relative_to(src)
+        (dst / rel).mkdir(parents=True, exist_ok=True)
+        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+        for name in files:
+            item = Path(root) / name
+            if item.is_symlink() or not item.is_file():
+                continue
+            try:
+                os.link(item, dst / rel / name)
+            except OSError:
+                shutil.copy2(item, dst / rel / name)
+
+
+class IsolatedEnvironment(HostEnvironment):
+    """A HostEnvironment whose commands run inside a per-unit holder once sealed."""
+
+    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
+        scratch = request.scratch
+        if scratch is not None:
+            scratch.mkdir(parents=True, exist_ok=True)
+        self.unit_dir = Path(tempfile.mkdtemp(prefix="unit-", dir=scratch)).resolve()
+        self.unit_dir.chmod(0o711)
+        home = self.unit_dir / "home"
+        home.mkdir()
+        home.chmod(0o777)
+        self.share_dir = self.unit_dir / "share"
+        self.share_dir.mkdir()
+        super().__init__(workspace, finish=finisher, home=home, passthrough=request.config.passthrough())
+        self.request = request
+        self.config = request.config
+        self.isolated_net = True
+        # Unix socket paths are short (108 bytes): the socket lives in a private directory under /tmp
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="ce-gw-"))
+        self.bridge = SocketBridge(self.socket_dir / "gw.sock")
+        self.holder: subprocess.Popen[bytes] | None = None
+        self.sealed = False
+
+    @property
+    def tools(self) -> list[Path]:
+        """Host paths of programs the unit runs (agent CLIs, uv), made visible read-only."""
+        return [Path(t) for t in self.request.tools]
+
+    def holder_argv(self, python: str) -> list[str]:
+        port = INNER_PORT if self.isolated_net else 0
+        return [python, "-c", HOLDER_SOURCE, str(port), SOCKET_INNER]
+
+    def _start_holder(
+        self, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()
+    ) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        )
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if line.strip() != b"ready":
+            proc.kill()
+            err = proc.communicate(timeout=HOLDER_START_TIMEOUT)[1].decode("utf-8", "replace")
+            from coder_eval.sandbox.templates import SetupError
+
+            raise SetupError(f"the sandbox could not start: {(line.decode() + err).strip()[-800:]}")
+        return proc
+
+    def seal(self) -> None:
+        """Set-up is over; the holder starts with the first command or agent that needs it."""
+        self.sealed = True
+
+    def ensure_holder(self) -> None:
+        self.sealed = True
+        if self.holder is None:
+            self.holder = self.start_holder()
+
+    @abstractmethod
+    def start_holder(self) -> subprocess.Popen[bytes]:
+        """Start the unit's namespace or container; returns its holder process (stdin held open)."""
+
+    def reach(self, url: str) -> str:
+        if not self.isolated_net:
+            return url
+        parts = urlsplit(url)
+        if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+            return url
+        self.bridge.point_at(parts.port)
+        return urlunsplit(parts._replace(netloc=f"127.0.0.1:{INNER_PORT}"))
+
+    def share(self, host: Path, name: str) -> PurePosixPath:
+        target = self.share_dir / name
+        self.unshare(name)
+        link_tree(host, target)
+        return SHARE_INNER / name
+
+    def unshare(self, name: str) -> None:
+        target = self.share_dir / name
+        if target.exists():
+            shutil.rmtree(target)
+
+    def stop_holder(self) -> None:
+        if self.holder is None:
+            return
+        proc, self.holder = self.holder, None
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+    def finish(self) -> Path | None:
+        try:
+            self.kill_all()
+            self.stop_holder()
+        finally:
+            self.bridge.close()
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+            kept = super().finish()
+            shutil.rmtree(self.unit_dir, ignore_errors=True)
+        return kept
