@@ -1,35 +1,58 @@
 """Scale: agentless dataset runs of 1,000 and 10,000 rows, local vs ray, and the report-side timings.
 
-For each row count, runs `coder-eval run TASK` on a generated dataset task whose pre_run writes
-one file and whose single criterion reads it, first on the local executor (`-j 2`), then on a
-throwaway Ray cluster on this machine (a head with no CPUs for units plus two one-CPU worker
-nodes, started with `ray start` on 127.0.0.1). Prints wall time, per-row overhead (wall / rows),
-the driver's peak RSS and the run directory's size on disk. Then times `plan` of the task,
-`aggregate`, `report -f md` and `report -f junit` over the 1,000-row local run.
+For each row count, runs `coder-eval run TASK -j 2` on a generated dataset task whose pre_run
+writes one file and whose single criterion reads it: on the local executor under each sandbox
+driver asked for (`--driver tempdir` and `--driver auto` by default; the table says what `auto`
+resolved to here), then on a throwaway Ray cluster on this machine (a head with no CPUs for units
+plus two one-CPU worker nodes, started with `ray start` on 127.0.0.1, tempdir driver). Prints
+wall time, CPU time (user + sys of the CLI process and every process it waited for), per-row
+overhead (wall / rows and CPU / rows), the driver process's peak RSS and the run directory's size.
+Then times `plan` of one task and `aggregate`, `report -f md` and `report -f junit` over the
+1,000-row run (best of three, wall and CPU).
 
 Aims on a 2-core machine: 1,000 rows under 4 s and 10,000 under 40 s locally with peak RSS under
 120 MB; `plan` of one task under 0.25 s; report/aggregate/JUnit over 1,000 rows under 0.3 s.
-The Ray cluster's own processes (about 780 MB per node) are not counted in peak RSS.
-Usage: python bench/scale.py [--rows 1000 10000] [--no-ray]
+The aims are printed beside the figures. The Ray cluster's own processes (about 780 MB per node)
+are not counted in peak RSS, and their CPU time is not in the CPU column (only the driver's).
+Ray at 10,000 rows is skipped, with the reason printed, when the 1,000-row Ray run suggests it
+would take more than `--ray-limit` seconds.
+
+To compare two trees of the source with the same script, point PYTHONPATH at the other tree's
+`src` directory (the CLI and the Ray nodes inherit it).
+Usage: python bench/scale.py [--rows 1000 10000] [--driver tempdir auto] [--no-ray]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-AIMS = {1000: 4.0, 10000: 40.0}
+RUN_AIMS = {1000: 4.0, 10000: 40.0}
+RSS_AIM_MB = 120.0
+PLAN_AIM, REPORT_AIM = 0.25, 0.3
 CLI = str(Path(sys.executable).with_name("coder-eval"))
 
 
-def write_task(path: Path, rows: int) -> Path:
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    rss_mb: float
+
+
+def write_task(directory: Path, rows: int) -> Path:
+    """The task file, alone in its own directory (the task directory is what TASK_DIR shows commands)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "task.yaml"
     path.write_text(
         yaml.safe_dump(
             {
@@ -50,8 +73,8 @@ def disk_usage(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one CLI call; exits when it fails (exit 1, failed rows, is fine)."""
+def timed(args: list[str], env: dict[str, str]) -> Sample:
+    """Wall and CPU seconds and peak RSS (MB) of one CLI call; exits when it fails (exit 1, failed rows, is fine)."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=errors)
@@ -61,62 +84,106 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
         if proc.returncode not in (0, 1):
             errors.seek(0)
             sys.exit(f"{' '.join(args[:3])} failed ({proc.returncode}): {errors.read()[-2000:].decode()}")
-    return wall, usage.ru_maxrss / 1024
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def run_rows(task: Path, run_dir: Path, env: dict[str, str], extra: list[str]) -> tuple[float, float, int]:
-    wall, rss = timed([CLI, "run", str(task), "-j", "2", "--run-dir", str(run_dir), *extra], env)
-    return wall, rss, disk_usage(run_dir)
+def run_rows(task: Path, run_dir: Path, env: dict[str, str], extra: list[str]) -> tuple[Sample, int]:
+    sample = timed([CLI, "run", str(task), "-j", "2", "--run-dir", str(run_dir), *extra], env)
+    return sample, disk_usage(run_dir)
 
 
-def row(label: str, rows: int, wall: float, rss: float, disk: int) -> None:
-    aim = f"{AIMS[rows]:.0f}" if label == "local" and rows in AIMS else "-"
-    print(f"{label:>6} {rows:>7} {wall:>8.2f} {1000 * wall / rows:>10.2f} {aim:>6} {rss:>9.0f} {disk / 1e6:>9.1f}")
+HEADER = (
+    f"{'where':>6} {'driver':>18} {'rows':>6} {'wall s':>7} {'cpu s':>7} {'aim s':>6} "
+    f"{'ms/row':>7} {'cpu ms/row':>10} {'peak MB':>8} {'aim MB':>7} {'disk MB':>8}"
+)
+
+
+def row(where: str, driver: str, rows: int, sample: Sample, disk: int) -> None:
+    local = where == "local"
+    aim = f"{RUN_AIMS[rows]:.0f}" if local and rows in RUN_AIMS else "-"
+    rss_aim = f"{RSS_AIM_MB:.0f}" if local else "-"
+    print(
+        f"{where:>6} {driver:>18} {rows:>6} {sample.wall:>7.2f} {sample.cpu:>7.2f} {aim:>6} "
+        f"{1000 * sample.wall / rows:>7.2f} {1000 * sample.cpu / rows:>10.2f} {sample.rss_mb:>8.0f} "
+        f"{rss_aim:>7} {disk / 1e6:>8.1f}",
+        flush=True,
+    )
+
+
+def best_of(args: list[str], env: dict[str, str], times: int = 3) -> Sample:
+    samples = [timed(args, env) for _ in range(times)]
+    wall, cpu = min(s.wall for s in samples), min(s.cpu for s in samples)
+    return Sample(wall, cpu, statistics.median(s.rss_mb for s in samples))
 
 
 def report_timings(task: Path, run_dir: Path, env: dict[str, str]) -> None:
-    print(f"\n{'command':<28} {'wall s':>8} {'aim s':>6}")
+    rows = sum(1 for _ in run_dir.glob("*/*/*/*/task.json"))
+    print(f"\n{'command (best of 3)':<34} {'wall s':>7} {'cpu s':>7} {'aim s':>6} {'peak MB':>8}")
     for label, args, aim in [
-        ("plan (one task)", [CLI, "plan", "-q", str(task)], 0.25),
-        ("aggregate", [CLI, "aggregate", str(run_dir)], 0.3),
-        ("report -f md", [CLI, "report", str(run_dir), "-o", str(run_dir.parent / "r.md")], 0.3),
-        ("report -f junit", [CLI, "report", str(run_dir), "-f", "junit", "-o", str(run_dir.parent / "r.xml")], 0.3),
+        ("plan (one task)", [CLI, "plan", "-q", str(task)], PLAN_AIM),
+        (f"aggregate ({rows} rows)", [CLI, "aggregate", str(run_dir)], REPORT_AIM),
+        (f"report -f md ({rows} rows)", [CLI, "report", str(run_dir), "-o", str(run_dir.parent / "r.md")], REPORT_AIM),
+        (
+            f"report -f junit ({rows} rows)",
+            [CLI, "report", str(run_dir), "-f", "junit", "-o", str(run_dir.parent / "r.xml")],
+            REPORT_AIM,
+        ),
     ]:
-        wall, _ = timed(args, env)
-        print(f"{label:<28} {wall:>8.2f} {aim or '-':>6}")
+        s = best_of(args, env)
+        print(f"{label:<34} {s.wall:>7.3f} {s.cpu:>7.3f} {aim:>6} {s.rss_mb:>8.0f}", flush=True)
+
+
+def auto_resolves_to(env: dict[str, str]) -> str:
+    probe = "from coder_eval.sandbox.auto import resolve_auto; print(resolve_auto())"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
+    return out.stdout.strip() or "unknown"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--driver", nargs="*", default=["tempdir", "auto"], help="local sandbox drivers to measure")
     parser.add_argument("--no-ray", action="store_true", help="only the local executor")
+    parser.add_argument("--ray-limit", type=float, default=300.0, help="skip a Ray run expected to take longer (s)")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "RAY_ADDRESS")}
+    names = {d: (f"auto={auto_resolves_to(env)}" if d == "auto" else d) for d in args.driver}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        run_rows(write_task(root / "warm.yaml", 5), root / "warm", env, [])  # bytecode and page cache
-        results: dict[int, Path] = {}
-        print(f"{'where':>6} {'rows':>7} {'wall s':>8} {'ms/row':>10} {'aim s':>6} {'peak MB':>9} {'disk MB':>9}")
+        for driver in args.driver:  # bytecode and page cache
+            run_rows(write_task(root / "warm", 5), root / f"warm-{driver}", env, ["--driver", driver])
+        print(HEADER)
+        first: Path | None = None
         for rows in args.rows:
-            task = write_task(root / f"rows{rows}.yaml", rows)
-            results[rows] = root / f"local{rows}"
-            row("local", rows, *run_rows(task, results[rows], env, []))
+            task = write_task(root / f"rows{rows}", rows)
+            for driver in args.driver:
+                run_dir = root / f"local{rows}-{driver}"
+                row("local", names[driver], rows, *run_rows(task, run_dir, env, ["--driver", driver]))
+                first = first or run_dir
         if not args.no_ray:
-            ray_rows(root, args.rows, env)
-        first = min(results)
-        report_timings(root / f"rows{first}.yaml", results[first], env)
+            ray_rows(root, args.rows, env, args.ray_limit)
+        if first is not None:
+            report_timings(root / f"rows{min(args.rows)}" / "task.yaml", first, env)
 
 
-def ray_rows(root: Path, counts: list[int], env: dict[str, str]) -> None:
+def ray_rows(root: Path, counts: list[int], env: dict[str, str], limit: float) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "cluster"))
     from raycluster import ray_cluster, ray_env
 
+    per_row: float | None = None
     with ray_cluster(workers=2, head_cpus=0) as cluster:
         ray = {**env, **ray_env()}
-        for rows in counts:
-            task = root / f"rows{rows}.yaml"
-            extra = ["--executor", "ray", "--ray-address", cluster.address]  # type: ignore[attr-defined]
-            row("ray", rows, *run_rows(task, root / f"ray{rows}", ray, extra))
+        for rows in sorted(counts):
+            if per_row is not None and per_row * rows > limit:
+                expected = per_row * rows
+                reason = f"skipped: about {expected:.0f} s expected, over the {limit:.0f} s limit"
+                print(f"{'ray':>6} {'tempdir':>18} {rows:>6} {reason}")
+                continue
+            task = root / f"rows{rows}" / "task.yaml"
+            extra = ["--executor", "ray", "--ray-address", cluster.address, "--driver", "tempdir"]  # type: ignore[attr-defined]
+            sample, disk = run_rows(task, root / f"ray{rows}", ray, extra)
+            per_row = sample.wall / rows
+            row("ray", "tempdir", rows, sample, disk)
 
 
 if __name__ == "__main__":
