@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
+from coder_eval.common.reaper import reap
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
@@ -209,7 +210,27 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             for stream in (relay.stdout, relay.stderr):
                 if stream is not None:
                     stream.close()
+        held = self.holder is not None
         super().stop_holder()
+        if held and self._inner_pid:
+            _collect_orphan(self._inner_pid)
+
+
+def _collect_orphan(pid: int) -> None:
+    """Collect the namespace's init once its bwrap has exited (a zombie per unit otherwise).
+
+    bwrap's outer process does not wait for the init it forked; with the harness a subreaper
+    (common/reaper) that orphan becomes our child and nobody else ever waits for it. Only a
+    process that is still our `bwrap` child is collected, so a reused pid is left alone.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return
+    name, _, rest = stat.partition(b"(")[2].rpartition(b")")
+    fields = rest.split()
+    if name == b"bwrap" and len(fields) > 1 and int(fields[1]) == os.getpid():
+        reap({pid})
 
 
 def _children(pid: int) -> list[int]:
