@@ -549,3 +549,37 @@ def test_yaml_sample_per_stratum_in_a_task_file(tmp_path: Path) -> None:
     assert tasks[-1].task_id == "skills/n1"
     assert tasks[-1].definition.success_criteria[0].expected_skill == ""
     assert tasks[0].definition.success_criteria[0].expected_skill == "alpha"
+
+
+# ------------------------------------------------------------------------ shared row definitions
+
+
+def test_rows_without_placeholders_share_one_definition(tmp_path: Path) -> None:
+    doc = base_doc(
+        {"rows": ROWS},
+        initial_prompt="Classify the file",
+        success_criteria=[{"type": "file_exists", "path": "out.txt", "description": "written"}],
+    )
+    tasks = expand(write_task(tmp_path, doc))
+    assert len({id(t.definition) for t in tasks}) == 1
+    assert tasks[0].definition.initial_prompt == "Classify the file" and tasks[0].definition.dataset is None
+
+
+def test_rows_differing_only_in_prompt_get_their_own_prompt(tmp_path: Path) -> None:
+    doc = base_doc(
+        {"rows": ROWS}, success_criteria=[{"type": "file_exists", "path": "out.txt", "description": "written"}]
+    )
+    tasks = expand(write_task(tmp_path, doc))
+    assert [t.definition.initial_prompt for t in tasks] == [f"Classify: {r['text']}" for r in ROWS]
+    assert tasks[0].definition.success_criteria is tasks[1].definition.success_criteria
+
+
+def test_a_row_whose_prompt_comes_out_blank_is_still_refused(tmp_path: Path) -> None:
+    rows = [{"id": "r1", "text": "fine"}, {"id": "r2", "text": "  "}]
+    doc = base_doc(
+        {"rows": rows},
+        initial_prompt="${row.text}",
+        success_criteria=[{"type": "file_exists", "path": "out.txt", "description": "written"}],
+    )
+    message = expand_error(write_task(tmp_path, doc))
+    assert "row 'r2'" in message and "initial_prompt is required" in message

@@ -65,8 +65,12 @@ def run_process(
     if (argv is None) == (shell is None):
         raise ValueError("run_process needs exactly one of argv and shell")
     begin = time.monotonic()
-    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f, tempfile.TemporaryFile() as in_f:
-        if stdin is not None:
+    with contextlib.ExitStack() as files:
+        out_f = files.enter_context(tempfile.TemporaryFile())
+        err_f = files.enter_context(tempfile.TemporaryFile())
+        in_f: IO[bytes] | None = None
+        if stdin is not None:  # only a command given input gets a file for it
+            in_f = files.enter_context(tempfile.TemporaryFile())
             in_f.write(stdin)
             in_f.seek(0)
         proc = subprocess.Popen(
@@ -74,7 +78,7 @@ def run_process(
             shell=shell is not None,
             cwd=cwd,
             env=env,
-            stdin=in_f if stdin is not None else subprocess.DEVNULL,
+            stdin=in_f if in_f is not None else subprocess.DEVNULL,
             stdout=out_f,
             stderr=err_f,
             start_new_session=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 _SECRET_NAME = re.compile(
@@ -43,8 +44,31 @@ def scrub_env(env: dict[str, str]) -> dict[str, str]:
 
 def secret_values(env: dict[str, str] | None = None) -> dict[str, str]:
     """Variable name -> value for every credential in `env` (default: the harness's environment)."""
-    source = os.environ if env is None else env
-    return {k: v for k, v in source.items() if len(v) >= _MIN_SECRET_LEN and is_secret(k, v)}
+    if env is None:
+        return dict(_harness_secrets())
+    return _secrets_in(env.items())
+
+
+def _secrets_in(items: Iterable[tuple[str, str]]) -> dict[str, str]:
+    return {k: v for k, v in items if len(v) >= _MIN_SECRET_LEN and is_secret(k, v)}
+
+
+_harness: list[tuple[dict[bytes, bytes], dict[str, str]]] = []
+"""The last snapshot of the harness's environment and the credentials found in it."""
+
+
+def _harness_secrets() -> dict[str, str]:
+    """The credentials in os.environ, recomputed only when the environment changed since last time.
+
+    Every record written is redacted against these, so they are asked for several times per unit;
+    comparing a snapshot of the raw environment is far cheaper than testing every variable again.
+    """
+    raw = dict(os.environb) if os.supports_bytes_environ else {k.encode(): v.encode() for k, v in os.environ.items()}
+    if _harness and _harness[0][0] == raw:
+        return _harness[0][1]
+    found = _secrets_in(os.environ.items())
+    _harness[:] = [(raw, found)]
+    return found
 
 
 @lru_cache(maxsize=4096)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coder_eval.common.process import kill_running_commands
+from coder_eval.engine.finalize import held_copy
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
@@ -33,7 +34,7 @@ async def run_batch(
             if observer.started:
                 observer.started(unit)
             result = await run_unit(unit, options)
-            results.append(result)
+            results.append(held_copy(result))  # the full record is on disk; keep memory per row small
             if observer.finished:
                 observer.finished(unit, result)
 

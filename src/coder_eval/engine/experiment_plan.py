@@ -47,11 +47,12 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
     plan = ExperimentPlan(experiment)
     for variant in experiment.variants:
         first_row: dict[Path, ResolvedTask] = {}
+        prompts: dict[str | None, str | None] = {}  # a row's prompt -> the variant's prompt for it
         for task in tasks:
             try:
                 if task.suite_id is not None and task.source_file in first_row:
                     resolved = _like_first_row(
-                        first_row[task.source_file], task, experiment, variant, baseline, exp_dir
+                        first_row[task.source_file], task, experiment, variant, baseline, exp_dir, prompts
                     )
                 else:
                     resolved = resolve_task(
@@ -89,17 +90,18 @@ def _like_first_row(
     variant: ExperimentVariant,
     baseline: ExperimentDefinition,
     exp_dir: Path,
+    prompts: dict[str | None, str | None],
 ) -> ResolvedTask:
-    """Rows of one dataset differ only in prompt and criteria, so they share the first row's resolution."""
-    prompt = resolve_prompt(
-        task.definition.initial_prompt,
-        experiment=experiment,
-        variant=variant,
-        baseline=baseline,
-        experiment_dir=exp_dir,
-    )
+    """Rows of one dataset differ only in prompt and criteria, so they share the first row's resolution.
+
+    `prompts` remembers the variant's prompt per row prompt (rows often share one)."""
+    own = task.definition.initial_prompt
+    if own not in prompts:
+        prompts[own] = resolve_prompt(
+            own, experiment=experiment, variant=variant, baseline=baseline, experiment_dir=exp_dir
+        )
     definition = first.definition.model_copy(
-        update={"initial_prompt": prompt, "success_criteria": task.definition.success_criteria}
+        update={"initial_prompt": prompts[own], "success_criteria": task.definition.success_criteria}
     )
     return replace(first, definition=definition, row_id=task.row_id, row=task.row)
 

@@ -180,13 +180,9 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
     definition = state.unit.task.definition
     failure = None
     if definition.pre_run:
-        env = await asyncio.to_thread(_share_task_dir, sandbox, state.unit, options.run_dir)
         # pre_run commands are bounded by the deadline inside the environment, so this thread returns
         # by then and its results are kept (cancelling the await would leave the thread running).
-        try:
-            state.pre_run, failure = await asyncio.to_thread(run_pre, sandbox, definition.pre_run, state.log, env)
-        finally:
-            await asyncio.to_thread(sandbox.live.unshare, "task")
+        state.pre_run, failure = await asyncio.to_thread(_pre_run, state, sandbox, options.run_dir)
         if state.timed_out("pre_run"):
             return
     if failure is not None:
@@ -198,6 +194,15 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
     except TimeoutError:
         state.phase.outcome = "timeout"
         state.fail(FinalStatus.TIMEOUT, f"{state.deadline.describe()} (during the agent)")
+
+
+def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[CommandResult], str | None]:
+    """pre_run with TASK_DIR shared for its duration only (one worker-thread hop for all three steps)."""
+    env = _share_task_dir(sandbox, state.unit, run_dir)
+    try:
+        return run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
+    finally:
+        sandbox.live.unshare("task")
 
 
 def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
@@ -286,15 +291,22 @@ def _install_root(cli: Path) -> Path:
 
 
 def _fresh_dir(path: Path) -> None:
-    if path.exists():
+    try:
+        path.mkdir(parents=True)
+    except FileExistsError:  # a rerun of the unit: start from an empty directory
         shutil.rmtree(path)
-    path.mkdir(parents=True)
+        path.mkdir(parents=True)
+
+
+def _prepare(sandbox: Sandbox, out_dir: Path) -> None:
+    """The unit's record directory, then its sandbox (one worker-thread hop)."""
+    _fresh_dir(out_dir)
+    sandbox.setup()
 
 
 async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     """Run one unit and write its task.json and task.log. Never raises for task-level problems."""
     out_dir = unit.directory(options.run_dir)
-    await asyncio.to_thread(_fresh_dir, out_dir)
     clock = time.monotonic()
     deadline = Deadline(unit.task.definition.run_limits.task_timeout, start=clock)
     state = UnitState(unit, datetime.now(UTC), clock, TaskLog(), env_info=environment_info(), deadline=deadline)
@@ -317,7 +329,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             tools=_tools(unit),
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
-        await asyncio.to_thread(sandbox.setup)
+        await asyncio.to_thread(_prepare, sandbox, out_dir)
         state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
     except BuildFailedError as exc:

@@ -58,8 +58,24 @@ def _read_only(root: Path) -> None:
         Path(here).chmod(0o555)
 
 
+_made: dict[tuple[Path, Path | None, Path, str], Path] = {}
+"""Views already made, by the arguments (and working directory) they were asked with: every unit of
+a dataset asks for the same one, and resolving three paths each time is most of the cost."""
+
+
 def task_view(task_dir: Path, reference: Path | None, run_dir: Path) -> Path:
     """The read-only copy of `task_dir` minus `reference` (and `run_dir`, if inside), made once per process."""
+    asked = (task_dir, reference, run_dir, os.getcwd())
+    view = _made.get(asked)
+    if view is not None and view.is_dir():
+        return view
+    view = _make_view(task_dir, reference, run_dir)
+    with _lock:
+        _made[asked] = view
+    return view
+
+
+def _make_view(task_dir: Path, reference: Path | None, run_dir: Path) -> Path:
     task_dir = task_dir.resolve()
     hidden = {run_dir.resolve()}
     if reference is not None:
@@ -82,6 +98,7 @@ def remove_views() -> None:
     global _root
     with _lock:
         root, _root = _root, None
+        _made.clear()
     if root is None or not root.exists():
         return
     for here, _dirs, _files in os.walk(root):

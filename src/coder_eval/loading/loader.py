@@ -145,6 +145,7 @@ def expand_dataset(
     options = options or SelectOptions()
     rows = read_rows(task.dataset, source.parent, source)
     check_row_ids(task.task_id, rows, task.dataset.id_field, source)
+    rows_of = _RowDefinitions(raw, source)
     out: list[LoadedTask] = []
     for row in _sample_rows(task, rows, options):
         rid = str(row[task.dataset.id_field])
@@ -159,7 +160,7 @@ def expand_dataset(
                 "every ${row.x} must name a scalar field of every row",
             ) from None
         try:
-            definition = resolve_host_paths(TaskDefinition.model_validate(doc), source.parent.resolve(), source)
+            definition = rows_of.definition(doc)
         except ValidationError as exc:
             problems = validation_problems(exc, doc, {}, TaskDefinition)
             for p in problems:
@@ -167,6 +168,37 @@ def expand_dataset(
             raise TaskConfigError(source, problems) from None
         out.append(LoadedTask(definition, source, suite_id=task.task_id, row_id=rid, row=row))
     return out
+
+
+class _RowDefinitions:
+    """Validated definitions of a dataset's rows, sharing what the rows share.
+
+    Rows differ only where `${row.x}` was substituted (the prompt and the criteria). A row whose
+    document equals the template's reuses one definition; a row whose criteria equal the
+    template's but whose prompt differs is a copy of it with its own (non-blank) prompt; any
+    other row is validated in full, as before.
+    """
+
+    def __init__(self, raw: dict[str, Any], source: Path) -> None:
+        self.template = {k: v for k, v in raw.items() if k != "dataset"}
+        self.source = source
+        self._shared: TaskDefinition | None = None
+
+    def _validate(self, doc: dict[str, Any]) -> TaskDefinition:
+        return resolve_host_paths(TaskDefinition.model_validate(doc), self.source.parent.resolve(), self.source)
+
+    def definition(self, doc: dict[str, Any]) -> TaskDefinition:
+        if doc.get("success_criteria") != self.template.get("success_criteria"):
+            return self._validate(doc)
+        prompt = doc.get("initial_prompt")
+        same_prompt = prompt == self.template.get("initial_prompt")
+        if not same_prompt and not (isinstance(prompt, str) and prompt.strip()):
+            return self._validate(doc)
+        if self._shared is None:
+            self._shared = self._validate(self.template)
+        if same_prompt:
+            return self._shared
+        return self._shared.model_copy(update={"initial_prompt": prompt})
 
 
 def load_tasks(paths: list[str], options: SelectOptions | None = None, *, cwd: Path | None = None) -> LoadReport:
