@@ -56,12 +56,14 @@ def build_experiment_result(
     """
     rows = list(results)
     variants = _variant_order(variant_ids, rows)
-    task_ids = sorted({r.task_id for r in rows})
+    by_task: dict[str, list[EvaluationResult]] = defaultdict(list)
+    for r in rows:  # grouped once: filtering every row per task was quadratic in the row count
+        by_task[r.task_id].append(r)
     return ExperimentResult(
         experiment_id=experiment_id,
         description=description,
         variant_ids=variants,
-        task_summaries=[build_task_summary(task_id, variants, rows) for task_id in task_ids],
+        task_summaries=[build_task_summary(task_id, variants, by_task[task_id]) for task_id in sorted(by_task)],
         variant_aggregates={v: build_variant_aggregate(v, rows) for v in variants},
         total_duration_seconds=(
             total_duration_seconds if total_duration_seconds is not None else sum(r.duration_seconds for r in rows)
