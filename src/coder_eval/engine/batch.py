@@ -26,11 +26,13 @@ async def run_batch(
 ) -> list[EvaluationResult]:
     """Run `units`, at most `max_parallel` at a time. Cancellation stops the rest and kills running agents."""
     observer = observer or BatchObserver()
-    gate = asyncio.Semaphore(max(1, max_parallel))
     results: list[EvaluationResult] = []
+    queue = iter(units)  # shared by the workers: each unit is taken by exactly one of them
 
-    async def one(unit: RunUnit) -> None:
-        async with gate:
+    async def worker() -> None:
+        # a fixed set of workers rather than a task per unit: a 10,000-unit run keeps
+        # `max_parallel` coroutines alive, not 10,000 waiting on a semaphore
+        for unit in queue:
             if observer.started:
                 observer.started(unit)
             result = await run_unit(unit, options)
@@ -38,13 +40,13 @@ async def run_batch(
             if observer.finished:
                 observer.finished(unit, result)
 
-    tasks = [asyncio.create_task(one(u)) for u in units]
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(max_parallel, len(units))))]
     try:
-        await asyncio.gather(*tasks)
+        await asyncio.gather(*workers)
     except BaseException:
-        for t in tasks:
+        for t in workers:
             t.cancel()
         kill_running_commands()  # commands in worker threads would otherwise hold the interrupt up
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*workers, return_exceptions=True)
         raise
     return results
