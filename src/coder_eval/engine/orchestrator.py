@@ -24,6 +24,7 @@ from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.judge_agent import JudgeAgentRunner
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
@@ -247,6 +248,7 @@ def _grade_shared(
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
+    state.judges.agent_runner = JudgeAgentRunner(sandbox, state.judges, state.unit.task_id)
     await _pre_and_agent(state, sandbox, options)
     # The agent phase is over: end every process it left (detached ones too) before the reference
     # exists anywhere.

@@ -41,8 +41,44 @@ class RouteAddress:
     token: str
 
 
-ScriptedSource = Callable[[int, BaseCriterion], object]
-"""Under `-b script`: the reply source answering criterion n (raises JudgeUnavailableError when none)."""
+ScriptedSource = Callable[[int, BaseCriterion, str | None], object]
+"""Under `-b script`: the reply source answering criterion n, given the judge's working directory
+(a judge agent's copy) when it has one; raises JudgeUnavailableError when the script has no entry."""
+
+
+@dataclass(frozen=True)
+class JudgeAgentRequest:
+    """What a judge agent is asked to do: its prompt and system prompt, its model and its limits."""
+
+    spec: BaseCriterion
+    prompt: str
+    system: str
+    model: str
+    max_turns: int
+    timeout: float
+    include_reference: bool
+
+
+@dataclass
+class JudgeAgentRun:
+    """What a judge agent did: its final message, its tool calls, its spend, or why it failed."""
+
+    final_text: str = ""
+    tool_calls: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    duration_seconds: float = 0.0
+    way: str = ""
+    model: str | None = None
+    max_turns_hit: bool = False
+    error: str | None = None
+    unavailable: bool = False
+    """True when the judge could not start here at all (no credential, no script entry)."""
+
+
+JudgeAgentRunner = Callable[[JudgeAgentRequest], JudgeAgentRun]
+"""Runs a judge agent in a copy of the unit's workspace (built by the engine, which knows agents)."""
 
 
 class OpenedRoute(Protocol):
@@ -111,8 +147,8 @@ class JudgeServices:
     api_route: ApiRouteOverride | None = None
     dialog: list[DialogMessage] | None = None
     call_timeout: float = 300.0
-    make_environment: Callable[[Path], Any] | None = None
-    """Builds a sandbox environment for a directory (the judge agent's copy) under the unit's driver."""
+    agent_runner: JudgeAgentRunner | None = None
+    """Runs agent_judge's judge agent (set by the engine once the unit's sandbox exists)."""
     reference_dir: Path | None = None
     spend: SpendBook = field(default_factory=SpendBook)
     info: dict[str, Any] = field(default_factory=dict)
@@ -158,7 +194,7 @@ class JudgeServices:
             if self.backend == "script" and source is None:
                 if self.judge_source is None:
                     raise JudgeUnavailableError("under -b script the judge needs the task's script file")
-                source = self.judge_source(index, spec)
+                source = self.judge_source(index, spec, workdir)
             route = self.opener.open(self._suffix(index), source, workdir, model)
             transport = MessagesHttp(route.address.base_url, route.address.token, name="gateway")
             channel = Channel(transport, address=route.address, way="gateway")

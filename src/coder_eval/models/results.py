@@ -81,6 +81,7 @@ class JudgeCriterionResult(CriterionResult):
         default_factory=TokenUsage, description="Tokens and cost of the judge's own model calls."
     )
     transcript_path: str | None = Field(None, description="Where the judge's transcript was saved, if it was.")
+    duration_seconds: float | None = Field(None, description="Wall-clock time the judge took.")
 
 
 def _result_kind(value: Any) -> str:
