@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval.agents.vocabularies import CLAUDE_CODE_TOOLS
+from coder_eval.criteria.agent_judge import VERDICT_INSTRUCTION
 from coder_eval.engine.gateway_link import BedrockLink, GatewayLink, real_api_keys, route_key
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.units import RunUnit
@@ -90,7 +91,9 @@ def _judge_source(script: Script | None, error: str | None) -> Any:
         for entry in script.judges:
             if entry.criterion == index or entry.criterion == spec.description:
                 if spec.type == "agent_judge":  # a Claude Code judge: steps in its copy, then its verdict
-                    return ScriptedJudgeAgent(entry, cwd=workdir, vocabulary=CLAUDE_CODE_TOOLS)
+                    return ScriptedJudgeAgent(
+                        entry, cwd=workdir, vocabulary=CLAUDE_CODE_TOOLS, marker=VERDICT_INSTRUCTION
+                    )
                 return ScriptedVerdict(entry)
         raise JudgeUnavailableError(
             f"the task's script has no judges: entry for criterion {index} ({spec.description!r}); "

@@ -51,12 +51,21 @@ class ScriptedJudgeAgent:
 
     The final message is `reply` when given, else the entry's `verdict` as a JSON object (what a
     judge agent is asked to end with). `delay` sleeps before every call; `error` fails every call.
+    A judge given no tools at all makes its main calls without tools: those are told from side calls
+    (titles) by `marker`, a phrase of the judge's system prompt.
     """
 
     def __init__(
-        self, entry: JudgeEntry, *, cwd: str | None, vocabulary: ToolVocabulary | None, model: str = "scripted"
+        self,
+        entry: JudgeEntry,
+        *,
+        cwd: str | None,
+        vocabulary: ToolVocabulary | None,
+        marker: str = "",
+        model: str = "scripted",
     ) -> None:
         self.entry = entry
+        self.marker = marker
         final = entry.reply if entry.reply is not None else json.dumps(entry.verdict or {})
         script = Script(steps=list(entry.steps), final_reply=final, model=model)
         self.model = ScriptedModel(script, cwd=cwd, vocabulary=vocabulary)
@@ -67,7 +76,7 @@ class ScriptedJudgeAgent:
             await asyncio.sleep(entry.delay)
         if entry.error is not None:
             raise GatewayError(entry.error, f"scripted judge error {entry.error}", _ERROR_KINDS[entry.error])
-        return await self.model.reply(request)
+        return await self.model.reply(request, main=bool(self.marker) and self.marker in request.system)
 
 
 class ScriptedSimulator:
