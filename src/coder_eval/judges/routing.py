@@ -41,18 +41,23 @@ def describe_judge_route(backend: str, api_route: ApiRouteOverride | None, crite
     way = judge_way(backend, api_route)
     if criterion_type == "uipath_eval":
         return "runs the uipath CLI; needs the uipath extra, not a model route"
+    who = (
+        "a Claude Code judge agent in a copy of the workspace (same sandbox driver as the unit) calls"
+        if criterion_type == "agent_judge"
+        else "calls"
+    )
     if way == "gateway":
         served = {
             "script": "answered by the task script's judges: section",
             "replay": "served from the cassettes",
             "record": "relayed to Anthropic and recorded",
-        }.get(backend, "relayed to Anthropic (ANTHROPIC_API_KEY)")
-        return f"the run's gateway, on its own judge route ({served})"
+        }.get(backend, "relayed to Anthropic with ANTHROPIC_API_KEY")
+        return f"{who} the run's gateway on its own judge route ({served})"
     if way == "bedrock":
-        return "Bedrock directly (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION); not through the gateway"
+        return f"{who} Bedrock directly (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION), not through the gateway"
     if way == "anthropic":
-        return "the Anthropic API directly (ANTHROPIC_API_KEY); not through the gateway"
-    return "litellm (the litellm extra; params/env_params from checker_context)"
+        return f"{who} the Anthropic API directly (ANTHROPIC_API_KEY), not through the gateway"
+    return f"{who} litellm (the litellm extra; params/env_params from checker_context), not through the gateway"
 
 
 @dataclass

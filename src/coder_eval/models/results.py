@@ -213,6 +213,12 @@ class EvaluationResult(RecordModel):
     simulator_cost_usd: float | None = Field(
         None, description="Cost of the simulated user's model calls; None when unpriced or none ran."
     )
+    judge_token_usage: TokenUsage | None = Field(
+        None, description="Tokens and cost of every judge's model calls; None when no judge called a model."
+    )
+    simulator_token_usage: TokenUsage | None = Field(
+        None, description="Tokens and cost of the simulated user's model calls; None when there was none."
+    )
     command_stats: CommandStatistics = Field(
         default_factory=CommandStatistics, description="Counts and timings of the agent's tool calls."
     )
