@@ -14,6 +14,7 @@ from typing import Any
 from coder_eval.agents.vocabularies import CLAUDE_CODE_TOOLS
 from coder_eval.criteria.agent_judge import VERDICT_INSTRUCTION
 from coder_eval.engine.gateway_link import BedrockLink, GatewayLink, real_api_keys, route_key
+from coder_eval.engine.judge_upstream import DEFAULT_TIMEOUT, TransportSource
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
@@ -24,7 +25,7 @@ from coder_eval.gateway.script_model import Script
 from coder_eval.gateway.server import GatewayThread
 from coder_eval.gateway.source import ReplySource
 from coder_eval.judges.services import JudgeServices, RouteAddress
-from coder_eval.judges.transport import JudgeUnavailableError
+from coder_eval.judges.transport import JudgeUnavailableError, Transport
 from coder_eval.models.criteria_base import BaseCriterion
 
 
@@ -54,15 +55,27 @@ class GatewayRoutes:
         self.mode: str = thread.gateway.mode
         self.has_anthropic_key = "anthropic" in real_api_keys()
         self.budget = budget
+        turn_timeout = unit.task.definition.run_limits.turn_timeout
+        self.call_timeout = float(turn_timeout) if turn_timeout else DEFAULT_TIMEOUT
 
-    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> _GatewayRoute:
+    def open(
+        self,
+        suffix: str,
+        source: object | None,
+        workdir: str | None,
+        model: str | None,
+        upstream: Transport | None = None,
+    ) -> _GatewayRoute:
         reply_source = source if self.mode == "script" and isinstance(source, ReplySource) else None
+        if upstream is not None and self.mode in ("direct", "record"):
+            reply_source = TransportSource(upstream, self.call_timeout)
         route = self.thread.open_route(
             f"{route_key(self.unit)}/{suffix}",
             source=reply_source,
             budget=self.budget,
             model_hint=model,
             workdir=workdir,
+            upstream=upstream is not None,
         )
         return _GatewayRoute(self.thread, route)
 

@@ -10,6 +10,9 @@ The decision depends on the run's backend and `checker_context.api_route`:
 | bedrock            | Anthropic API directly (key)       | bedrock         | litellm                  |
 
 unset under `-b bedrock` means bedrock: the judge follows the run's backend unless told otherwise.
+Where a gateway runs (direct, record, replay), a single-call judge routed to bedrock or litellm
+still calls its own gateway route, which relays the call (see `engine/judge_upstream.py`); a
+judge agent on bedrock, and every judge under `-b bedrock`, calls the provider itself.
 """
 
 from __future__ import annotations
@@ -52,6 +55,13 @@ def describe_judge_route(backend: str, api_route: ApiRouteOverride | None, crite
             "replay": "served from the cassettes",
             "record": "relayed to Anthropic and recorded",
         }.get(backend, "relayed to Anthropic with ANTHROPIC_API_KEY")
+        return f"{who} the run's gateway on its own judge route ({served})"
+    upstream = {
+        "bedrock": "Bedrock (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION)",
+        "litellm": "litellm (the litellm extra; params/env_params from checker_context)",
+    }.get(way)
+    if upstream is not None and criterion_type != "agent_judge" and backend in ("direct", "record", "replay"):
+        served = "served from the cassettes" if backend == "replay" else f"relayed to {upstream}"
         return f"{who} the run's gateway on its own judge route ({served})"
     if way == "bedrock":
         return f"{who} Bedrock directly (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION), not through the gateway"

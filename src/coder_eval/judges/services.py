@@ -96,7 +96,16 @@ class RouteOpener(Protocol):
     mode: str
     has_anthropic_key: bool
 
-    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> OpenedRoute: ...
+    def open(
+        self,
+        suffix: str,
+        source: object | None,
+        workdir: str | None,
+        model: str | None,
+        upstream: Transport | None = None,
+    ) -> OpenedRoute:
+        """A route for `suffix`; `upstream` relays its calls to a provider the gateway does not speak."""
+        ...
 
 
 @dataclass
@@ -179,13 +188,20 @@ class JudgeServices:
         workdir: str | None = None,
         model: str | None = None,
     ) -> Iterator[Channel]:
-        """A channel for one check of `spec`; `source` answers it under `-b script`."""
+        """A channel for one check of `spec`; `source` answers it under `-b script`.
+
+        With a gateway, single-call judges routed to Bedrock or litellm still call their own gateway
+        route, which relays to that provider (and records, prices and replays the call); a judge
+        agent on Bedrock, or any judge under `-b bedrock` (no gateway), calls the provider itself."""
         way = judge_way(self.backend, self.api_route)
-        self.info.setdefault("judge_transport", way if self.backend != "script" else "gateway (script)")
-        if way == "gateway":
+        relayed = way in ("bedrock", "litellm") and self.opener is not None and spec.type != "agent_judge"
+        label = "gateway (script)" if self.backend == "script" else (f"gateway ({way})" if relayed else way)
+        self.info.setdefault("judge_transport", label)
+        if way == "gateway" or relayed:
             if self.opener is None:
                 raise JudgeUnavailableError("no model gateway is running for this unit")
-            if self.opener.mode in ("direct", "record") and not self.opener.has_anthropic_key:
+            upstream = self._upstream(way, spec) if relayed and self.opener.mode in ("direct", "record") else None
+            if way == "gateway" and self.opener.mode in ("direct", "record") and not self.opener.has_anthropic_key:
                 raise JudgeUnavailableError(
                     f"{spec.type} needs ANTHROPIC_API_KEY under -b {self.opener.mode} (the judge calls Anthropic "
                     "through the gateway); set it, or choose checker_context.api_route.route: bedrock"
@@ -195,9 +211,9 @@ class JudgeServices:
                 if self.judge_source is None:
                     raise JudgeUnavailableError("under -b script the judge needs the task's script file")
                 source = self.judge_source(index, spec, workdir)
-            route = self.opener.open(self._suffix(index), source, workdir, model)
+            route = self.opener.open(self._suffix(index), source, workdir, model, upstream)
             transport = MessagesHttp(route.address.base_url, route.address.token, name="gateway")
-            channel = Channel(transport, address=route.address, way="gateway")
+            channel = Channel(transport, address=route.address, way=label if relayed else "gateway")
             try:
                 yield channel
             finally:
@@ -205,6 +221,16 @@ class JudgeServices:
                 self.spend.add("judge", *channel.spent)
             return
         yield self._direct_channel(way, spec)
+
+    def _upstream(self, way: str, spec: BaseCriterion) -> Transport:
+        """The provider a relayed judge route calls (credentials read here, never from the task)."""
+        if way == "litellm":
+            if spec.type != "llm_judge":
+                raise JudgeUnavailableError(f"route: litellm drives llm_judge only, not {spec.type}")
+            route = self.api_route
+            assert route is not None and route.model is not None
+            return LiteLLMCall(route.model, route.params, route.env_params)
+        return BedrockHttp.from_env()
 
     def _direct_channel(self, way: str, spec: BaseCriterion) -> Channel:
         route = self.api_route
