@@ -81,7 +81,7 @@ def test_pass_fail_no_verdict_and_malformed(tmp_path: Path) -> None:
     # usage and duration are recorded; the judge route is priced as judge spend
     passed = by["passes"]
     assert passed["token_usage"]["input_tokens"] > 0 and passed["duration_seconds"] > 0
-    assert "1 tool calls" in passed["details"]
+    assert "judge agent: 1 tool call," in passed["details"]
     assert record["judge_cost_usd"] is not None
     assert record["environment_info"]["judge_transport"] == "gateway (script)"
     # the judge read the reference in its copy; nothing persisted holds it

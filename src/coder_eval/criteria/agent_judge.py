@@ -100,8 +100,9 @@ class AgentJudge(Criterion[AgentJudgeCriterion]):
         path = persist_transcript(spec, ctx, exchange)
         scrub = exchange.scrub
         assert scrub is not None
+        calls = len(run.tool_calls)
         usage_note = (
-            f"judge agent: {len(run.tool_calls)} tool calls, {run.input_tokens} input / "
+            f"judge agent: {calls} tool call{'' if calls == 1 else 's'}, {run.input_tokens} input / "
             f"{run.output_tokens} output tokens, {run.duration_seconds:.1f} s"
         )
         details = "; ".join(p for p in [rationale, *exchange.notes, usage_note] if p)

@@ -110,6 +110,8 @@ class JudgeAgentRunner:
             self._in_copy(copy, request, run)
         except JudgeUnavailableError as exc:
             run.error, run.unavailable = str(exc), True
+        except Exception as exc:  # e.g. the route could not open: the check fails, the unit goes on
+            run.error = f"the judge agent could not run: {exc.__class__.__name__}: {exc}"
         finally:
             copy.close()
             run.duration_seconds = round(time.monotonic() - started, 3)
