@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -173,5 +174,21 @@ def test_timeout_and_missing_entry_score_zero(tmp_path: Path) -> None:
     by = results(task_json(run_dir, "slow"))
     assert by["slow"]["score"] == 0.0 and "timed out" in by["slow"]["error"], proc.stderr[-2000:]
     assert by["unscripted"]["score"] == 0.0 and "judges: entry for criterion 1" in by["unscripted"]["error"]
-    leftovers = [p for p in (run_dir / "scratch").glob("sbx-*")] if (run_dir / "scratch").exists() else []
-    assert leftovers == [], "the judge's copy outlived the criterion"
+    assert not list((run_dir / ".sandboxes").glob("sbx-*")), "the judge's copy outlived the criterion"
+    assert _processes_under(tmp_path) == [], "a judge process outlived the run"
+
+
+def _processes_under(root: Path) -> list[int]:
+    """Live processes whose working directory or command line lies under `root`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if cwd.startswith(str(root)) or str(root) in cmdline:
+            found.append(int(entry.name))
+    return found
