@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -34,9 +33,9 @@ def test_plan_and_run_refuse_a_host_directory(tmp_path: Path, template: str) -> 
     plan = cli("plan", task, cwd=tmp_path)
     assert plan.returncode == 1 and "outside the task's directory tree" in plan.stdout, plan.stdout
     run = cli("run", task, "--run-dir", tmp_path / "run", cwd=tmp_path)
-    assert run.returncode == 1
-    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "run").rglob("task.json")]
-    assert record["final_status"] == "ERROR" and "outside the task's directory tree" in record["error_message"]
+    # run applies plan's checks before starting anything: the same message, nothing copied
+    assert run.returncode == 2 and "outside the task's directory tree" in run.stdout + run.stderr
+    assert not list((tmp_path / "run").rglob("task.json"))
     assert not list((tmp_path / "run").rglob("passwd"))
 
 

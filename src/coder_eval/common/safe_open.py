@@ -10,11 +10,11 @@ task author's.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import posixpath
 import stat
 from pathlib import Path
-from typing import BinaryIO
 
 MAX_LINKS = 40
 
@@ -79,7 +79,7 @@ def _step(fd: int, name: str, *, directory: bool) -> int:
         os.close(fd)
 
 
-def open_inside(root: Path, path: Path) -> BinaryIO:
+def open_inside(root: Path, path: Path) -> io.BufferedReader:
     """An open binary handle on the regular file `path` (absolute, or relative to `root`), reached
     through descriptors from `root`; the caller closes it."""
     rel = os.path.relpath(path, root) if path.is_absolute() else str(path)

@@ -9,10 +9,11 @@ detail saying why (`UnreadableFileError`, caught by `Criterion.check`).
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import regex
 
@@ -51,7 +52,7 @@ def check_regular(path: Path, *, limit: int | None) -> int:
     return info.st_size
 
 
-def open_checked(path: Path, root: Path | None, *, limit: int | None) -> BinaryIO:
+def open_checked(path: Path, root: Path | None, *, limit: int | None) -> io.BufferedReader:
     """A handle on `path`, a regular file of at most `limit` bytes; with `root` (the workspace)
     it is reached without following links out of it, and the size is checked on what was opened."""
     if root is None:
@@ -60,7 +61,8 @@ def open_checked(path: Path, root: Path | None, *, limit: int | None) -> BinaryI
     try:
         handle = open_inside(root.resolve(), path)
     except IsADirectoryError as exc:
-        raise UnreadableFileError(f"{path.name} is not a regular file (a device, FIFO or socket is not graded)") from exc
+        why = f"{path.name} is not a regular file (a device, FIFO or socket is not graded)"
+        raise UnreadableFileError(why) from exc
     size = os.fstat(handle.fileno()).st_size
     if limit is not None and size > limit:
         handle.close()

@@ -85,7 +85,6 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self.bin_dir.mkdir()
         for name in ("python", "python3"):
             (self.bin_dir / name).symlink_to(self.python)
-        self.add_path_entries([self.bin_dir])
         self._userns: bool | None = None
         self._inner_pid = 0
         self._pid_ns = ""
@@ -95,6 +94,10 @@ class BubblewrapEnvironment(IsolatedEnvironment):
     @property
     def python(self) -> str:
         return os.path.realpath(sys.executable)
+
+    def fallback_path_entries(self) -> list[str]:
+        # after the unit's own entries (a sandbox venv's python wins), before the host's PATH
+        return [str(self.bin_dir)]
 
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
         args = _system_mounts()
