@@ -37,3 +37,7 @@ if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
     --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
   echo "built $IMAGE"
 fi
+# Dockerfiles written for the original system start FROM coder-eval-agent:latest: the same base here
+if ! docker image inspect coder-eval-agent:latest >/dev/null 2>&1; then
+  docker tag "$IMAGE" coder-eval-agent:latest
+fi

@@ -133,3 +133,27 @@ def test_adapted_task_succeeds_under_docker(corpus: Path, tmp_path: Path, name: 
     records = outcome(run_dir)
     assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
     assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+WORKDIR_TASKS = ["working_dir_auto_example.yaml", "working_dir_concrete_example.yaml"]
+
+
+@pytest.mark.parametrize("name", WORKDIR_TASKS)
+def test_dockerfile_tasks_build_and_run_in_the_image_workdir(corpus: Path, tmp_path: Path, name: str) -> None:
+    """The corpus's own Dockerfile (FROM coder-eval-agent:latest, which sandbox-deps.sh tags) is built
+    and the image's WORKDIR, with its baked input, is where the unit works."""
+    import subprocess
+
+    alias = subprocess.run(["docker", "image", "inspect", "coder-eval-agent:latest"], capture_output=True)
+    if not _docker_ready() or alias.returncode:
+        pytest.skip("docker or the coder-eval-agent:latest base is not available (scripts/sandbox-deps.sh)")
+    original = corpus / "dockerfile_build_example" / name
+    doc = yaml.safe_load(original.read_text())
+    doc["pre_run"] = [{"command": "cp input.txt result.txt"}]  # the agent's part
+    task = original.with_name(f"{original.stem}.agent.yaml")
+    task.write_text(yaml.safe_dump(doc, sort_keys=False))
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=900)
+    records = outcome(run_dir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+    assert [r["final_status"] for r in records] == ["SUCCESS"]
