@@ -157,3 +157,36 @@ def test_dockerfile_tasks_build_and_run_in_the_image_workdir(corpus: Path, tmp_p
     records = outcome(run_dir)
     assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
     assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+def _scripted(command: str) -> dict[str, Any]:
+    return {"steps": [{"run_command": {"command": command}}, {"reply": "done"}]}
+
+
+ANTI_CHEAT_HUNT = (
+    "{ echo '## 1'; ls -la /work/references; echo '## 2'; cat /work/references/*; echo '## 3'; "
+    "find / -xdev \\( -name reference -o -name 'solution*' \\) 2>/dev/null | head -20 | xargs -r cat; "
+    "ls -la /work/task_dir; echo '## 4'; grep -rs CANARY_REFERENCE /work /tmp | head -20; } > findings.txt 2>&1; "
+    "echo DENIED > verdict.txt"
+)
+DOCKER_EXAMPLES: dict[str, dict[str, Any]] = {
+    "agents/claude_hello_world_docker.yaml": _scripted(
+        "printf 'print(\"Hello, Claude!\")\\n' > hello.py && python hello.py"
+    ),
+    "record_cli_responses.yaml": _scripted(AGENT_PARTS["record_cli_responses.yaml"][0]["command"]),
+    "anti_cheat_reference/anti_cheat_reference.yaml": _scripted(ANTI_CHEAT_HUNT),
+}
+
+
+@pytest.mark.parametrize("name", list(DOCKER_EXAMPLES))
+def test_docker_examples_on_scripted_claude_code(corpus: Path, tmp_path: Path, name: str) -> None:
+    """The corpus's `driver: docker` examples, unchanged, with the real Claude Code CLI in the container."""
+    if not _docker_ready():
+        pytest.skip("docker or its base image is not available (scripts/sandbox-deps.sh)")
+    task = corpus / name
+    task.with_name(f"{task.stem}.script.yaml").write_text(yaml.safe_dump(DOCKER_EXAMPLES[name], sort_keys=False))
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "-b", "script", "--driver", "docker", "--run-dir", run_dir, cwd=tmp_path, timeout=900)
+    records = outcome(run_dir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+    assert [r["final_status"] for r in records] == ["SUCCESS"]

@@ -78,7 +78,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
         super().__init__(workspace, request, finisher)
-        self.isolated_net = request.config.network == "none"
+        self.isolated_net = self.relay_gateway = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
         self.bin_dir = self.unit_dir / "bin"

@@ -49,8 +49,14 @@ class DockerEnvironment(IsolatedEnvironment):
         docker = request.config.docker
         self.network = (docker.network if docker and docker.network else None) or "none"
         self.isolated_net = self.network == "none"
+        # any network but the host's has a loopback of its own: the route comes through the bridge
+        self.relay_gateway = self.network != "host"
         self.image = image
         self.name = f"coder-eval-{uuid.uuid4().hex[:12]}"
+        # `python` for images (like the debootstrap base) that have only python3; last on PATH
+        self.bin_dir = self.unit_dir / "bin"
+        self.bin_dir.mkdir()
+        (self.bin_dir / "python").symlink_to(self.python)
         self.workdir = image_workdir(image, docker.working_dir if docker else None)
         if self.workdir is not None:
             seed_workspace(image, self.workdir, workspace)
@@ -74,6 +80,7 @@ class DockerEnvironment(IsolatedEnvironment):
         for rw in (self.workspace, self.home_dir):
             argv += ["-v", f"{rw}:{rw}"]
         argv += ["-v", f"{self.share_dir}:{SHARE_INNER}:ro", "-v", f"{self.bridge.path}:{SOCKET_INNER}"]
+        argv += ["-v", f"{self.bin_dir}:{self.bin_dir}:ro"]
         from coder_eval.sandbox.environments import find_uv
 
         with_uv = [*self.tools]
@@ -89,6 +96,11 @@ class DockerEnvironment(IsolatedEnvironment):
         if self.workdir is not None:  # the same workspace, also where the image expects its work
             argv += ["-v", f"{self.workspace}:{self.workdir}"]
         return [*argv, "-w", self._inner_cwd(self.workspace), self.image, *self.holder_argv(self.python)]
+
+    def base_env(self) -> dict[str, str]:
+        env = super().base_env()
+        env["PATH"] = os.pathsep.join(p for p in (env.get("PATH"), str(self.bin_dir)) if p)
+        return env
 
     def _inner_cwd(self, cwd: Path) -> str:
         """Where a command starts inside: the image's working directory stands for the workspace."""
