@@ -30,6 +30,7 @@ from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
+from coder_eval.sandbox.unit_limits import UnitLimits
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
 MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
@@ -90,6 +91,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self._pid_ns = ""
         self._keep: set[int] = set()
         self._relay: subprocess.Popen[bytes] | None = None
+        self.limits = UnitLimits(request.config.limits)
 
     @property
     def python(self) -> str:
@@ -131,6 +133,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             # harness dies while it starts, it would wait forever. (The signal follows the thread
             # that started it: asyncio's worker threads live as long as the run.)
             argv = [setpriv, "--pdeathsig", "KILL", *argv]
+        argv = [*self.limits.prefix(), *argv]
         try:
             proc = self._start_holder(argv, env={}, pass_fds=(write_end,))
         finally:
@@ -177,7 +180,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             argv = [*self._enter(cwd), *body]
         return self.run_tracked(
             command,
-            argv=argv,
+            argv=[*self.limits.prefix(), *argv],
             cwd=self.workspace,
             env=env,
             timeout=timeout,
@@ -186,7 +189,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
         self.ensure_holder()
-        return Launch(argv=[*self._enter(self.workspace), *argv], env=dict(env), cwd=self.workspace)
+        launch = [*self.limits.prefix(), *self._enter(self.workspace), *argv]
+        return Launch(argv=launch, env=dict(env), cwd=self.workspace)
 
     def kill_all(self) -> None:
         super().kill_all()
@@ -201,6 +205,12 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             if pid not in keep:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+
+    def finish(self) -> Path | None:
+        try:
+            return super().finish()
+        finally:
+            self.limits.close()
 
     def stop_holder(self) -> None:
         if self._relay is not None:
