@@ -25,10 +25,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
+from coder_eval.common.reaper import own_descendants, subtree
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
+from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
 
@@ -201,10 +202,14 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         keep = set(self._keep)
         if self._relay is not None:
             keep |= set(_descendants(self._relay.pid))
-        for pid in _in_namespace(self._pid_ns):
+        for pid in _in_namespace(self._pid_ns, self._inner_pid):
             if pid not in keep:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+
+    def end_processes(self) -> None:
+        # the holder's exit ends the namespace, and the kernel kills everything in it: no scan needed
+        HostEnvironment.kill_all(self)
 
     def finish(self) -> Path | None:
         try:
@@ -241,16 +246,26 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _in_namespace(pid_ns: str) -> list[int]:
-    """Host pids of every process in the PID namespace `pid_ns` (a /proc/<pid>/ns/pid link)."""
+def _in_namespace(pid_ns: str, init: int) -> list[int]:
+    """Host pids of every process in the PID namespace `pid_ns` (a /proc/<pid>/ns/pid link).
+
+    They are all below its `init` (orphans inside are re-parented to it, never to a subreaper
+    outside) or below the harness (commands and agents entering with nsenter), so only those two
+    subtrees are read; where the kernel cannot list children, every process is checked.
+    """
+    inside = subtree(init)
+    ours = own_descendants()
+    if inside is None or ours is None:
+        candidates = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    else:
+        candidates = sorted(inside | ours)
     found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.readlink(f"/proc/{name}/ns/pid") == pid_ns:
-                    found.append(int(name))
-            except OSError:
-                continue
+    for pid in candidates:
+        try:
+            if os.readlink(f"/proc/{pid}/ns/pid") == pid_ns:
+                found.append(pid)
+        except OSError:
+            continue
     return found
 
 

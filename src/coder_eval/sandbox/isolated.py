@@ -151,9 +151,13 @@ class IsolatedEnvironment(HostEnvironment):
             if stream is not None:
                 stream.close()
 
+    def end_processes(self) -> None:
+        """Before the holder stops: end every process of the unit."""
+        self.kill_all()
+
     def finish(self) -> Path | None:
         try:
-            self.kill_all()
+            self.end_processes()
             self.stop_holder()
         finally:
             self.bridge.close()
