@@ -68,3 +68,45 @@ def test_memory_and_pid_limits_bind_and_the_cgroup_goes_with_the_unit(tmp_path: 
     finally:
         box.finish()
     assert not [d for d in cgroups if d.exists()], "the unit's cgroup outlived it"
+
+
+UNITS_IN_A_SUBREAPER = """
+import os, sys, tempfile
+from pathlib import Path
+from coder_eval.common.reaper import become_subreaper
+from coder_eval.models.sandbox import SandboxConfig
+from coder_eval.sandbox.drivers import PreservationMode
+from coder_eval.sandbox.sandbox import Sandbox
+
+assert become_subreaper()
+root = Path(tempfile.mkdtemp())
+(root / "task").mkdir()
+for i in range(5):
+    box = Sandbox(SandboxConfig(driver="bubblewrap"), task_dir=root / "task", task_file=root / "task" / "t.yaml",
+                  artifacts_dir=root / f"out{i}", mode=PreservationMode.NONE, scratch=root / "scratch")
+    box.setup()
+    box.run("(setsid sleep 30 &); echo hi > out.txt", timeout=30, kill_leftovers=False)
+    box.kill_processes()
+    box.finish()
+zombies = []
+for pid in os.listdir("/proc"):
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        continue
+    fields = stat.rsplit(")", 1)[-1].split()
+    if fields[0] == "Z" and int(fields[1]) == os.getpid():
+        zombies.append(pid)
+print(len(zombies))
+"""
+
+
+def test_finished_units_leave_no_zombie_in_a_subreaper_harness(tmp_path: Path) -> None:
+    """The namespace's init, re-parented to the harness when bwrap's outer process exits first, is collected."""
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", UNITS_IN_A_SUBREAPER], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0", done.stdout + done.stderr

@@ -61,6 +61,11 @@ def _children(pid: int) -> list[int] | None:
     return found
 
 
+def children_of(pid: int) -> list[int]:
+    """Direct children of `pid` (zombies included); [] where the kernel cannot list them."""
+    return _children(pid) or []
+
+
 def own_descendants() -> set[int] | None:
     """Every process below this one, walking only our own subtree; None if that cannot be read."""
     return subtree(os.getpid())

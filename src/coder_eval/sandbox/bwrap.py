@@ -20,12 +20,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
-from coder_eval.common.reaper import own_descendants, subtree
+from coder_eval.common.reaper import children_of, own_descendants, subtree
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
@@ -53,6 +54,8 @@ def bwrap_works() -> bool:
         return subprocess.run(argv, env={}, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        reap_namespace_zombies()
 
 
 def _system_mounts() -> list[str]:
@@ -179,14 +182,18 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         else:
             self.ensure_holder()
             argv = [*self._enter(cwd), *body]
-        return self.run_tracked(
-            command,
-            argv=[*self.limits.prefix(), *argv],
-            cwd=self.workspace,
-            env=env,
-            timeout=timeout,
-            output_limit=output_limit,
-        )
+        try:
+            return self.run_tracked(
+                command,
+                argv=[*self.limits.prefix(), *argv],
+                cwd=self.workspace,
+                env=env,
+                timeout=timeout,
+                output_limit=output_limit,
+            )
+        finally:
+            if not self.sealed:
+                reap_namespace_zombies()
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
         self.ensure_holder()
@@ -228,6 +235,53 @@ class BubblewrapEnvironment(IsolatedEnvironment):
                 if stream is not None:
                     stream.close()
         super().stop_holder()
+        if self._inner_pid:
+            pid, self._inner_pid = self._inner_pid, 0
+            _reap_init(pid)
+        reap_namespace_zombies()
+
+
+def reap_namespace_zombies() -> None:
+    """Collect exited processes of unit namespaces re-parented to the harness: inits of throwaway set-up
+    namespaces and of the probe, and processes entered with nsenter whose nsenter was killed.
+
+    Only zombies that lived in another PID namespace are taken: no Popen of the harness waits for
+    those (its children there are bwrap's and nsenter's outer processes). A namespace whose init is
+    exiting waits until they are collected.
+    """
+    me = os.getpid()
+    for child in children_of(me):
+        try:
+            status = Path(f"/proc/{child}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        zombie = fields.get("State", "").strip().startswith("Z")
+        if zombie and len(fields.get("NSpid", "").split()) > 1 and fields.get("PPid", "").strip() == str(me):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(child, os.WNOHANG)
+
+
+def _reap_init(pid: int) -> None:
+    """Collect the namespace's init once bwrap's outer process is gone.
+
+    The outer process may exit first; the harness is a subreaper, so the init is then re-parented
+    to it and, unreaped, would stay a zombie for the rest of the run (one per unit).
+    """
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return  # not ours: bwrap reaped it, or init (not a subreaper) adopted it
+        if done:
+            return
+        reap_namespace_zombies()  # the init waits for its namespace's zombies that were re-parented to us
+        if time.monotonic() > deadline:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 5
+        time.sleep(0.005)
 
 
 def _children(pid: int) -> list[int]:
