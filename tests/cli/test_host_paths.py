@@ -33,7 +33,7 @@ def test_plan_and_run_refuse_a_host_directory(tmp_path: Path, template: str) -> 
     plan = cli("plan", task, cwd=tmp_path)
     assert plan.returncode == 1 and "outside the task's directory tree" in plan.stdout, plan.stdout
     run = cli("run", task, "--run-dir", tmp_path / "run", cwd=tmp_path)
-    # run applies plan's checks before starting anything: the same message, nothing copied
+    # run applies plan's checks before it starts anything: the same message, exit 2, nothing copied
     assert run.returncode == 2 and "outside the task's directory tree" in run.stdout + run.stderr
     assert not list((tmp_path / "run").rglob("task.json"))
     assert not list((tmp_path / "run").rglob("passwd"))
@@ -53,3 +53,16 @@ def test_allow_host_paths_lifts_the_rule(tmp_path: Path) -> None:
     assert confined("/etc", tmp_path, allow=False)[1] is not None
     task = _task(tmp_path, "/etc/ssl", allow_host_paths=True)
     assert cli("plan", task, cwd=tmp_path).returncode == 0
+
+
+def test_a_reference_outside_the_task_tree_is_refused_by_plan_and_run(tmp_path: Path) -> None:
+    task = _task(tmp_path, "../templates/none")
+    (tmp_path / "suite" / "templates" / "none").mkdir(parents=True)
+    doc = yaml.safe_load(task.read_text())
+    doc["reference"] = {"directory": "../../../../../../../../etc"}
+    task.write_text(yaml.safe_dump(doc))
+    plan = cli("plan", task, cwd=tmp_path)
+    assert plan.returncode == 1 and "reference.directory" in plan.stdout, plan.stdout
+    run = cli("run", task, "--run-dir", tmp_path / "run", cwd=tmp_path)
+    assert run.returncode == 2 and "outside the task's directory tree" in run.stdout + run.stderr
+    assert not list((tmp_path / "run").rglob("passwd"))

@@ -36,6 +36,10 @@ def _mib(n: int) -> str:
     return f"{n / (1024 * 1024):.0f} MiB"
 
 
+def _not_regular(path: Path) -> str:
+    return f"{path.name} is not a regular file (a device, FIFO or socket is not graded)"
+
+
 def check_regular(path: Path, *, limit: int | None) -> int:
     """The size of `path`, a regular file of at most `limit` bytes; else UnreadableFileError."""
     try:
@@ -43,7 +47,7 @@ def check_regular(path: Path, *, limit: int | None) -> int:
     except OSError as exc:
         raise UnreadableFileError(f"{path.name}: cannot read: {exc.strerror or exc}") from exc
     if not stat.S_ISREG(info.st_mode):
-        raise UnreadableFileError(f"{path.name} is not a regular file (a device, FIFO or socket is not graded)")
+        raise UnreadableFileError(_not_regular(path))
     if limit is not None and info.st_size > limit:
         raise UnreadableFileError(
             f"{path.name} is {info.st_size} bytes, over the {_mib(limit)} a criterion reads whole; "
@@ -61,8 +65,7 @@ def open_checked(path: Path, root: Path | None, *, limit: int | None) -> io.Buff
     try:
         handle = open_inside(root.resolve(), path)
     except IsADirectoryError as exc:
-        why = f"{path.name} is not a regular file (a device, FIFO or socket is not graded)"
-        raise UnreadableFileError(why) from exc
+        raise UnreadableFileError(_not_regular(path)) from exc
     size = os.fstat(handle.fileno()).st_size
     if limit is not None and size > limit:
         handle.close()

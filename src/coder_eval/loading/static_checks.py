@@ -83,7 +83,7 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
     for message, where in host_path_problems(task.sandbox, task_dir):
         problems.append(Problem(message, where))
     if task.reference:
-        _, why = confined(task.reference.directory, task_dir, allow=False)
+        _, why = confined(task.reference.directory, task_dir, allow=task.sandbox.allow_host_paths)
         if why is not None:
             problems.append(Problem(f"reference directory {why}", "reference.directory"))
     for i, d in enumerate(task.sandbox.mock_path_dirs):
