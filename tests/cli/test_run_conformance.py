@@ -190,3 +190,25 @@ def test_docker_examples_on_scripted_claude_code(corpus: Path, tmp_path: Path, n
     records = outcome(run_dir)
     assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
     assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+def test_byod_image_runs_unchanged(corpus: Path, tmp_path: Path) -> None:
+    """byod_smoke_test names a pre-built image; built as its description says, the task runs as written."""
+    import subprocess
+
+    alias = subprocess.run(["docker", "image", "inspect", "coder-eval-agent:latest"], capture_output=True)
+    if not _docker_ready() or alias.returncode:
+        pytest.skip("docker or the coder-eval-agent:latest base is not available (scripts/sandbox-deps.sh)")
+    image = "byod-custom-image:0.1.0"
+    context = corpus.parent / "templates" / "byod_smoke_test"
+    built = subprocess.run(["docker", "build", "-q", "-t", image, str(context)], capture_output=True, timeout=600)
+    assert built.returncode == 0, built.stderr.decode()
+    try:
+        run_dir = tmp_path / "run"
+        task = corpus / "byod_smoke_test.yaml"
+        proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=600)
+        records = outcome(run_dir)
+        assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+        assert [r["final_status"] for r in records] == ["SUCCESS"]
+    finally:
+        subprocess.run(["docker", "rmi", image], capture_output=True, timeout=120)
