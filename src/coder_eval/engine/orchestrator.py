@@ -20,6 +20,7 @@ from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
+from coder_eval.engine.control_checks import cut_off_from_harness
 from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
@@ -37,6 +38,7 @@ from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
+from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
@@ -287,6 +289,22 @@ def _install_root(cli: Path) -> Path:
     return parent
 
 
+def _sandbox_config(state: UnitState) -> SandboxConfig:
+    """The unit's sandbox settings; `auto` means tempdir for an agent whose harness needs the host's loopback."""
+    definition = state.unit.task.definition
+    try:
+        kind = agent_kind(state.unit.agent.type)
+    except LookupError:
+        return definition.sandbox
+    if kind.loopback_harness and definition.sandbox.driver == "auto" and cut_off_from_harness(definition, "auto"):
+        state.log.add(
+            f"sandbox driver auto runs {kind.name} under tempdir (not a security boundary): its harness is "
+            "reached over a loopback port that a network-isolated namespace would cut off"
+        )
+        return definition.sandbox.model_copy(update={"driver": "tempdir"})
+    return definition.sandbox
+
+
 def _fresh_dir(path: Path) -> None:
     if path.exists():
         shutil.rmtree(path)
@@ -308,7 +326,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     watchdog: Watchdog | None = None
     try:
         sandbox = Sandbox(
-            unit.task.definition.sandbox,
+            _sandbox_config(state),
             task_dir=unit.task.task_dir,
             task_file=unit.task.source_file,
             artifacts_dir=out_dir / ARTIFACTS_DIR,
