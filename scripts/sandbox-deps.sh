@@ -18,12 +18,19 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if ! docker info >/dev/null 2>&1; then
-  nohup dockerd >/tmp/coder-eval-dockerd.log 2>&1 &
+  log="${CODER_EVAL_DOCKERD_LOG:-/tmp/coder-eval-dockerd.log}"
+  nohup dockerd >"$log" 2>&1 &
+  daemon=$!
   for _ in $(seq 1 60); do
     docker info >/dev/null 2>&1 && break
+    kill -0 "$daemon" 2>/dev/null || break   # it exited: no point in waiting
     sleep 1
   done
-  docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /tmp/coder-eval-dockerd.log" >&2; exit 1; }
+  if ! docker info >/dev/null 2>&1; then
+    echo "sandbox-deps: dockerd did not start (the docker sandbox tests need it); last lines of $log:" >&2
+    tail -n 15 "$log" >&2 || true
+    exit 1
+  fi
 fi
 
 if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
@@ -36,4 +43,8 @@ if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
     --change 'ENV LANG=C.UTF-8' \
     --change 'CMD ["/bin/sh"]' - "$IMAGE" >/dev/null
   echo "built $IMAGE"
+fi
+# Dockerfiles written for the original system start FROM coder-eval-agent:latest: the same base here
+if ! docker image inspect coder-eval-agent:latest >/dev/null 2>&1; then
+  docker tag "$IMAGE" coder-eval-agent:latest
 fi

@@ -133,3 +133,82 @@ def test_adapted_task_succeeds_under_docker(corpus: Path, tmp_path: Path, name: 
     records = outcome(run_dir)
     assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
     assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+WORKDIR_TASKS = ["working_dir_auto_example.yaml", "working_dir_concrete_example.yaml"]
+
+
+@pytest.mark.parametrize("name", WORKDIR_TASKS)
+def test_dockerfile_tasks_build_and_run_in_the_image_workdir(corpus: Path, tmp_path: Path, name: str) -> None:
+    """The corpus's own Dockerfile (FROM coder-eval-agent:latest, which sandbox-deps.sh tags) is built
+    and the image's WORKDIR, with its baked input, is where the unit works."""
+    import subprocess
+
+    alias = subprocess.run(["docker", "image", "inspect", "coder-eval-agent:latest"], capture_output=True)
+    if not _docker_ready() or alias.returncode:
+        pytest.skip("docker or the coder-eval-agent:latest base is not available (scripts/sandbox-deps.sh)")
+    original = corpus / "dockerfile_build_example" / name
+    doc = yaml.safe_load(original.read_text())
+    doc["pre_run"] = [{"command": "cp input.txt result.txt"}]  # the agent's part
+    task = original.with_name(f"{original.stem}.agent.yaml")
+    task.write_text(yaml.safe_dump(doc, sort_keys=False))
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=900)
+    records = outcome(run_dir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+    assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+def _scripted(command: str) -> dict[str, Any]:
+    return {"steps": [{"run_command": {"command": command}}, {"reply": "done"}]}
+
+
+ANTI_CHEAT_HUNT = (
+    "{ echo '## 1'; ls -la /work/references; echo '## 2'; cat /work/references/*; echo '## 3'; "
+    "find / -xdev \\( -name reference -o -name 'solution*' \\) 2>/dev/null | head -20 | xargs -r cat; "
+    "ls -la /work/task_dir; echo '## 4'; grep -rs CANARY_REFERENCE /work /tmp | head -20; } > findings.txt 2>&1; "
+    "echo DENIED > verdict.txt"
+)
+DOCKER_EXAMPLES: dict[str, dict[str, Any]] = {
+    "agents/claude_hello_world_docker.yaml": _scripted(
+        "printf 'print(\"Hello, Claude!\")\\n' > hello.py && python hello.py"
+    ),
+    "record_cli_responses.yaml": _scripted(AGENT_PARTS["record_cli_responses.yaml"][0]["command"]),
+    "anti_cheat_reference/anti_cheat_reference.yaml": _scripted(ANTI_CHEAT_HUNT),
+}
+
+
+@pytest.mark.parametrize("name", list(DOCKER_EXAMPLES))
+def test_docker_examples_on_scripted_claude_code(corpus: Path, tmp_path: Path, name: str) -> None:
+    """The corpus's `driver: docker` examples, unchanged, with the real Claude Code CLI in the container."""
+    if not _docker_ready():
+        pytest.skip("docker or its base image is not available (scripts/sandbox-deps.sh)")
+    task = corpus / name
+    task.with_name(f"{task.stem}.script.yaml").write_text(yaml.safe_dump(DOCKER_EXAMPLES[name], sort_keys=False))
+    run_dir = tmp_path / "run"
+    proc = cli("run", task, "-b", "script", "--driver", "docker", "--run-dir", run_dir, cwd=tmp_path, timeout=900)
+    records = outcome(run_dir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+    assert [r["final_status"] for r in records] == ["SUCCESS"]
+
+
+def test_byod_image_runs_unchanged(corpus: Path, tmp_path: Path) -> None:
+    """byod_smoke_test names a pre-built image; built as its description says, the task runs as written."""
+    import subprocess
+
+    alias = subprocess.run(["docker", "image", "inspect", "coder-eval-agent:latest"], capture_output=True)
+    if not _docker_ready() or alias.returncode:
+        pytest.skip("docker or the coder-eval-agent:latest base is not available (scripts/sandbox-deps.sh)")
+    image = "byod-custom-image:0.1.0"
+    context = corpus.parent / "templates" / "byod_smoke_test"
+    built = subprocess.run(["docker", "build", "-q", "-t", image, str(context)], capture_output=True, timeout=600)
+    assert built.returncode == 0, built.stderr.decode()
+    try:
+        run_dir = tmp_path / "run"
+        task = corpus / "byod_smoke_test.yaml"
+        proc = cli("run", task, "--type", "none", "--run-dir", run_dir, cwd=tmp_path, timeout=600)
+        records = outcome(run_dir)
+        assert proc.returncode == 0, proc.stdout + proc.stderr + json.dumps(records, indent=1)[:3000]
+        assert [r["final_status"] for r in records] == ["SUCCESS"]
+    finally:
+        subprocess.run(["docker", "rmi", image], capture_output=True, timeout=120)

@@ -39,6 +39,21 @@ SCRIPTS: dict[str, tuple[dict[str, Any], str]] = {
         },
         "SUCCESS",
     ),
+    "smoke_agent_judge.yaml": (
+        {
+            "steps": [
+                {
+                    "write_file": {
+                        "path": "greet.py",
+                        "content": 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n',
+                    }
+                },
+                {"reply": "Wrote greet.py."},
+            ],
+            "judges": [{"criterion": 1, "verdict": {"score": 1.0, "rationale": "one def, f-string return"}}],
+        },
+        "SUCCESS",
+    ),
     "smoke_system_one_judge.yaml": (
         {
             "steps": [{"write_file": {"path": "retry.py", "content": RETRY}}, {"reply": "Wrote fetch_with_retry."}],

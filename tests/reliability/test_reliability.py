@@ -33,7 +33,9 @@ def write_task(path: Path, doc: dict[str, Any]) -> Path:
     return path
 
 
-def harness(*args: str, cwd: Path, as_limit: int | None = None) -> subprocess.Popen[str]:
+def harness(
+    *args: str, cwd: Path, as_limit: int | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     def limit() -> None:
         if as_limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, (as_limit, as_limit))
@@ -41,6 +43,7 @@ def harness(*args: str, cwd: Path, as_limit: int | None = None) -> subprocess.Po
     return subprocess.Popen(
         [sys.executable, "-m", "coder_eval", *args],
         cwd=cwd,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -244,7 +247,36 @@ def test_pathological_regex_fails_its_criterion_not_the_run(tmp_path: Path) -> N
     assert result["score"] == 0.0 and "ran longer than" in result["details"]
 
 
+SPEC_ONLY_PLUGIN = """
+from typing import Literal
+
+from coder_eval.models.criteria import CRITERION_SPECS
+from coder_eval.models.criteria_base import BaseCriterion
+
+
+class QualityCriterion(BaseCriterion):
+    type: Literal["quality_review"] = "quality_review"
+
+
+def register(registrar):
+    CRITERION_SPECS.add("quality_review", QualityCriterion)
+"""
+
+
+def _spec_only_plugin(root: Path) -> dict[str, str]:
+    """An installed plugin (a dist-info on PYTHONPATH) that declares a criterion but ships no checker."""
+    root.mkdir(parents=True)
+    (root / "spec_only_plugin.py").write_text(SPEC_ONLY_PLUGIN)
+    info = root / "spec_only_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: spec-only-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[coder_eval.plugins]\nspec_only = spec_only_plugin:register\n")
+    path = os.pathsep.join(p for p in [str(root), os.environ.get("PYTHONPATH", "")] if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
 def test_a_gating_criterion_that_was_not_evaluated_ends_the_unit_error(tmp_path: Path) -> None:
+    env = _spec_only_plugin(tmp_path / "plugin")
     task = write_task(
         tmp_path / "judge.yaml",
         {
@@ -252,12 +284,13 @@ def test_a_gating_criterion_that_was_not_evaluated_ends_the_unit_error(tmp_path:
             "pre_run": [{"command": "echo hi > a.txt"}],
             "success_criteria": [
                 {"type": "file_exists", "path": "a.txt", "description": "exists"},
-                # agent_judge has a schema but no checker in this version: it cannot be evaluated
-                {"type": "agent_judge", "description": "quality", "prompt": "Is it good?", "files": ["a.txt"]},
+                # the plugin declares this criterion but ships no checker: it cannot be evaluated
+                {"type": "quality_review", "description": "quality"},
             ],
         },
     )
-    code, out, _ = finish(harness("run", str(task), "--run-dir", str(tmp_path / "run"), cwd=tmp_path), 60)
+    proc = harness("run", str(task), "--run-dir", str(tmp_path / "run"), cwd=tmp_path, env=env)
+    code, out, _ = finish(proc, 60)
     assert code == 1, out
     record = only_record(tmp_path / "run")
     assert record["final_status"] == "ERROR"

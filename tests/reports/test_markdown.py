@@ -26,14 +26,14 @@ def test_run_header_counts_rates_and_duration(summary, results):
 
 def test_cost_is_flagged_as_a_floor_when_a_row_is_unpriced(summary, results):
     text = render_run_markdown(summary, list(results.values()))
-    assert "total ≥ $0.09 · agent ≥ $0.08 · judges ≥ $0.01 · simulated user unpriced" in text
+    assert "total ≥ $0.09 · agent ≥ $0.08 · judges ≥ $0.01 · simulated user none" in text
     assert "Cost is incomplete for 1 task(s)" in text
 
 
 def test_complete_cost_has_no_floor_marker(results):
     summary = build_run_summary("r", [results["success"]])
     text = render_run_markdown(summary, [results["success"]])
-    assert "total $0.05 · agent $0.05 · judges unpriced · simulated user unpriced" in text
+    assert "total $0.05 · agent $0.05 · judges none · simulated user none" in text
     assert "≥" not in text
     assert "incomplete" not in text
 
@@ -135,3 +135,15 @@ def test_task_page_shows_commands_and_errors(result_factory):
     assert "## Post-run commands" in text and "| cleanup | n/a | 0.0s | killed |" in text
     assert "````\nit broke with ``` fences\n````" in text
     assert "Log tail:" in text and "last log line" in text
+
+
+def test_judge_cost_says_unpriced_only_when_a_judge_ran_unpriced(results):
+    from coder_eval.models.telemetry import TokenUsage
+
+    unpriced = results["success"].model_copy(
+        update={"judge_token_usage": TokenUsage(uncached_input_tokens=900, output_tokens=40, total_cost_usd=None)}
+    )
+    summary = build_run_summary("r", [unpriced])
+    text = render_run_markdown(summary, [unpriced])
+    assert "judges unpriced · simulated user none" in text
+    assert summary.judges_ran and not summary.simulator_ran

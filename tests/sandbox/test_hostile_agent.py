@@ -69,6 +69,7 @@ def _hunt(operator_home: Path, marker: str) -> str:
             "print('ROUTE'+'_ANSWERED', sys.argv[1], r.urlopen(q,timeout=5).status)\" $u 2>&1 | tail -1; done",
             f"ln -s {operator_home}/.aws/credentials planted.txt; ln -s /etc/passwd planted2.txt",
             f"(setsid sleep {marker} >/dev/null 2>&1 &); (sleep {marker} >/dev/null 2>&1 &)",
+            f"(env -i setsid sleep {marker} >/dev/null 2>&1 &)",  # no unit tag either: the namespace ends it
         ]
     )
     return "{ " + steps + "; } > loot.txt 2>&1; echo hunted > hunted.txt; tail -c 3000 loot.txt"
@@ -191,11 +192,15 @@ def test_hostile_agent_gets_nothing(tmp_path: Path, driver: str) -> None:
 
 
 def test_hostile_agent_under_tempdir_keeps_what_needs_no_namespace(tmp_path: Path) -> None:
-    """Environment, reference staging, planted links: these hold without namespaces."""
+    """Environment, reference staging, planted links, survivors: these hold without namespaces."""
     operator_home = _operator_home(tmp_path)
     canary = "REFCANARY_" + secrets.token_hex(10)
+    marker = str(3000 + secrets.randbelow(900)) + ".25"
     hunt = "env; echo TASK_DIR=$TASK_DIR; cat /tmp/coder-eval-ref-*/reference/* 2>&1; " + (
-        f"ln -s {operator_home}/.aws/credentials planted.txt; echo hunted > hunted.txt"
+        f"ln -s {operator_home}/.aws/credentials planted.txt; echo hunted > hunted.txt; "
+        # children that leave the process group (one that also clears its environment is tempdir's
+        # residual risk, see docs/sandboxes.md; the namespace drivers end it with the namespace)
+        f"(setsid sleep {marker} >/dev/null 2>&1 &); (sleep {marker} >/dev/null 2>&1 &)"
     )
     folder = tmp_path / "suite" / "solo"
     (folder / "reference").mkdir(parents=True)
@@ -210,7 +215,12 @@ def test_hostile_agent_under_tempdir_keeps_what_needs_no_namespace(tmp_path: Pat
     cmd = [sys.executable, "-m", "coder_eval", "run", str(task), "--run-dir", str(run_dir), "-b", "script"]
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     records = [json.loads(p.read_text()) for p in sorted(run_dir.rglob("task.json"))]
-    assert len(records) == 1, proc.stdout + proc.stderr
+    try:
+        assert len(records) == 1, proc.stdout + proc.stderr
+        assert not _survivors(marker), "a process the agent left behind outlived its unit"
+    finally:
+        for pid in _survivors(marker):
+            os.kill(pid, 9)
     _check_common(run_dir, records, canary, proc.stdout + proc.stderr)
     (bash,) = [c for t in records[0]["iterations"] for c in t["commands"] if c["tool_name"] == "Bash"]
     summary = bash["result_summary"] or ""

@@ -56,7 +56,7 @@ class CliAgent(Agent[ConfigT]):
         if self.cli is None:
             hint = binary.install if binary is not None else "install it"
             raise AgentCrashError(f"no {self.kind.name} CLI found: run `{hint}` or set agent.cli_path")
-        self.home = Path(private_dir(f"{self.kind.name}-"))
+        self.home = Path(private_dir(f"{self.kind.name}-", sandbox.home_dir))
         self.setup_home(self.home)
 
     def setup_home(self, home: Path) -> None:

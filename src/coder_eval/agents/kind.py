@@ -84,6 +84,9 @@ class AgentKind:
     """True when the kind never calls a model (no gateway route is opened)."""
     cooperative_stop: bool = False
     """True when `communicate` honours `should_stop` between tool calls (needed for early stop)."""
+    loopback_harness: bool = False
+    """True when the harness process talks to its agent process over a loopback port, so both must
+    share one network namespace: no docker, and bubblewrap only with `network: host`."""
 
     def load(self) -> type[Agent[Any]] | None:
         """The implementation class (importing it on first use), or None when only the schema is known."""

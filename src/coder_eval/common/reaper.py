@@ -61,10 +61,20 @@ def _children(pid: int) -> list[int] | None:
     return found
 
 
+def children_of(pid: int) -> list[int]:
+    """Direct children of `pid` (zombies included); [] where the kernel cannot list them."""
+    return _children(pid) or []
+
+
 def own_descendants() -> set[int] | None:
     """Every process below this one, walking only our own subtree; None if that cannot be read."""
+    return subtree(os.getpid())
+
+
+def subtree(root: int) -> set[int] | None:
+    """Every process below `root` (all its threads' children, recursively); None if that cannot be read."""
     found: set[int] = set()
-    todo = [os.getpid()]
+    todo = [root]
     while todo:
         kids = _children(todo.pop())
         if kids is None:

@@ -59,4 +59,5 @@ class LlmJudge(Criterion[LlmJudgeCriterion]):
                 uncached_input_tokens=t.input_tokens, output_tokens=t.output_tokens, total_cost_usd=t.cost_usd
             ),
             transcript_path=path,
+            duration_seconds=t.duration_seconds,
         )

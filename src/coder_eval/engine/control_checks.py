@@ -9,6 +9,32 @@ from coder_eval.models.task import TaskDefinition
 
 def control_problem(definition: TaskDefinition, agent_type: str) -> tuple[str, str, str] | None:
     """(message, where, fix) when the resolved task cannot run as configured, else None."""
+    return _early_stop_problem(definition, agent_type) or _network_problem(definition, agent_type)
+
+
+def cut_off_from_harness(definition: TaskDefinition, driver: str) -> bool:
+    """True when `driver` would put the agent's harness in a network namespace of its own."""
+    if driver == "docker":
+        return True
+    return driver in ("bubblewrap", "auto") and definition.sandbox.network == "none"
+
+
+def _network_problem(definition: TaskDefinition, agent_type: str) -> tuple[str, str, str] | None:
+    try:
+        kind = agent_kind(agent_type)
+    except LookupError:
+        return None
+    driver = definition.sandbox.driver
+    if not kind.loopback_harness or driver == "auto" or not cut_off_from_harness(definition, driver):
+        return None
+    return (
+        f"agent type {agent_type!r} talks to its harness over a loopback port, which the {driver} driver cuts off here",
+        "sandbox.driver",
+        "use driver: auto or tempdir, or bubblewrap with sandbox.network: host",
+    )
+
+
+def _early_stop_problem(definition: TaskDefinition, agent_type: str) -> tuple[str, str, str] | None:
     armed = armed_criteria(definition.success_criteria, definition.run_limits)
     if not armed:
         return None

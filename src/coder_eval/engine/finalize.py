@@ -13,7 +13,7 @@ from coder_eval.engine.fingerprint import unit_fingerprint
 from coder_eval.models.criteria import CommandsEfficiencyCriterion
 from coder_eval.models.results import CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
-from coder_eval.models.telemetry import CommandStatistics
+from coder_eval.models.telemetry import CommandStatistics, TokenUsage
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import TASK_JSON, TASK_LOG
 
@@ -90,6 +90,16 @@ def _spend(state: UnitState, purpose: Literal["judge", "simulator"]) -> float | 
     return state.judges.spend.get(purpose).total_cost if state.judges is not None else None
 
 
+def _spend_usage(state: UnitState, purpose: Literal["judge", "simulator"]) -> TokenUsage | None:
+    """Tokens and cost of one purpose's model calls; None when none was made (not the same as unpriced)."""
+    spend = state.judges.spend.get(purpose) if state.judges is not None else None
+    if spend is None or spend.calls == 0:
+        return None
+    return TokenUsage(
+        uncached_input_tokens=spend.input_tokens, output_tokens=spend.output_tokens, total_cost_usd=spend.total_cost
+    )
+
+
 def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_config: dict[str, Any]) -> EvaluationResult:
     unit, turns = state.unit, state.phase.turns
     status, score = decide_status(state, options)
@@ -137,6 +147,8 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         post_run_results=state.post_run,
         judge_cost_usd=_spend(state, "judge"),
         simulator_cost_usd=_spend(state, "simulator"),
+        judge_token_usage=_spend_usage(state, "judge"),
+        simulator_token_usage=_spend_usage(state, "simulator"),
         simulation=state.simulation,
         early_stop=state.early_stop,
     )

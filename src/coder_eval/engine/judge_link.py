@@ -11,18 +11,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coder_eval.agents.vocabularies import CLAUDE_CODE_TOOLS
+from coder_eval.criteria.agent_judge import VERDICT_INSTRUCTION
 from coder_eval.engine.gateway_link import BedrockLink, GatewayLink, real_api_keys, route_key
+from coder_eval.engine.judge_upstream import DEFAULT_TIMEOUT, TransportSource
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.gateway.budget import Budget
 from coder_eval.gateway.routes import Route
-from coder_eval.gateway.script_judges import ScriptedSimulator, ScriptedVerdict
+from coder_eval.gateway.script_judges import ScriptedJudgeAgent, ScriptedSimulator, ScriptedVerdict
 from coder_eval.gateway.script_model import Script
 from coder_eval.gateway.server import GatewayThread
 from coder_eval.gateway.source import ReplySource
 from coder_eval.judges.services import JudgeServices, RouteAddress
-from coder_eval.judges.transport import JudgeUnavailableError
+from coder_eval.judges.transport import JudgeUnavailableError, Transport
 from coder_eval.models.criteria_base import BaseCriterion
 
 
@@ -52,15 +55,27 @@ class GatewayRoutes:
         self.mode: str = thread.gateway.mode
         self.has_anthropic_key = "anthropic" in real_api_keys()
         self.budget = budget
+        turn_timeout = unit.task.definition.run_limits.turn_timeout
+        self.call_timeout = float(turn_timeout) if turn_timeout else DEFAULT_TIMEOUT
 
-    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> _GatewayRoute:
+    def open(
+        self,
+        suffix: str,
+        source: object | None,
+        workdir: str | None,
+        model: str | None,
+        upstream: Transport | None = None,
+    ) -> _GatewayRoute:
         reply_source = source if self.mode == "script" and isinstance(source, ReplySource) else None
+        if upstream is not None and self.mode in ("direct", "record"):
+            reply_source = TransportSource(upstream, self.call_timeout)
         route = self.thread.open_route(
             f"{route_key(self.unit)}/{suffix}",
             source=reply_source,
             budget=self.budget,
             model_hint=model,
             workdir=workdir,
+            upstream=upstream is not None,
         )
         return _GatewayRoute(self.thread, route)
 
@@ -83,11 +98,15 @@ def _script(unit: RunUnit, oracle: bool) -> tuple[Script | None, str | None]:
 def _judge_source(script: Script | None, error: str | None) -> Any:
     """The scripted answer of judge criterion n (by index or description) from the task's script."""
 
-    def source(index: int, spec: BaseCriterion) -> ScriptedVerdict:
+    def source(index: int, spec: BaseCriterion, workdir: str | None) -> ReplySource:
         if script is None:
             raise JudgeUnavailableError(error or "under -b script the judge needs the task's script file")
         for entry in script.judges:
             if entry.criterion == index or entry.criterion == spec.description:
+                if spec.type == "agent_judge":  # a Claude Code judge: steps in its copy, then its verdict
+                    return ScriptedJudgeAgent(
+                        entry, cwd=workdir, vocabulary=CLAUDE_CODE_TOOLS, marker=VERDICT_INSTRUCTION
+                    )
                 return ScriptedVerdict(entry)
         raise JudgeUnavailableError(
             f"the task's script has no judges: entry for criterion {index} ({spec.description!r}); "
@@ -97,9 +116,7 @@ def _judge_source(script: Script | None, error: str | None) -> Any:
     return source
 
 
-def judge_services(
-    unit: RunUnit, link: ModelLink | None, out_dir: Path, *, make_environment: Any = None
-) -> JudgeServices:
+def judge_services(unit: RunUnit, link: ModelLink | None, out_dir: Path) -> JudgeServices:
     """The unit's judge plumbing for whichever backend the run uses."""
     definition = unit.task.definition
     route = definition.checker_context.api_route if definition.checker_context else None
@@ -109,7 +126,6 @@ def judge_services(
         "out_dir": out_dir,
         "api_route": route,
         "call_timeout": float(turn_timeout) if turn_timeout else 300.0,
-        "make_environment": make_environment,
     }
     if isinstance(link, GatewayLink):
         opener = GatewayRoutes(link.thread, unit)

@@ -20,10 +20,12 @@ from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
+from coder_eval.engine.control_checks import cut_off_from_harness
 from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.judge_agent import JudgeAgentRunner
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
@@ -36,6 +38,7 @@ from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
+from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
@@ -252,6 +255,7 @@ def _grade_shared(
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
+    state.judges.agent_runner = JudgeAgentRunner(sandbox, state.judges, state.unit.task_id)
     await _pre_and_agent(state, sandbox, options)
     # The agent phase is over: end every process it left (detached ones too) before the reference
     # exists anywhere.
@@ -290,6 +294,22 @@ def _install_root(cli: Path) -> Path:
     return parent
 
 
+def _sandbox_config(state: UnitState) -> SandboxConfig:
+    """The unit's sandbox settings; `auto` means tempdir for an agent whose harness needs the host's loopback."""
+    definition = state.unit.task.definition
+    try:
+        kind = agent_kind(state.unit.agent.type)
+    except LookupError:
+        return definition.sandbox
+    if kind.loopback_harness and definition.sandbox.driver == "auto" and cut_off_from_harness(definition, "auto"):
+        state.log.add(
+            f"sandbox driver auto runs {kind.name} under tempdir (not a security boundary): its harness is "
+            "reached over a loopback port that a network-isolated namespace would cut off"
+        )
+        return definition.sandbox.model_copy(update={"driver": "tempdir"})
+    return definition.sandbox
+
+
 def _fresh_dir(path: Path) -> None:
     try:
         path.mkdir(parents=True)
@@ -318,7 +338,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     watchdog: Watchdog | None = None
     try:
         sandbox = Sandbox(
-            unit.task.definition.sandbox,
+            _sandbox_config(state),
             task_dir=unit.task.task_dir,
             task_file=unit.task.source_file,
             artifacts_dir=out_dir / ARTIFACTS_DIR,

@@ -113,12 +113,21 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
 
 
 def _gateway_spec(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewaySpec | None:
-    # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster).
-    needs_model = any(_speaks_to_a_model(u.agent.type) for u in units)
+    # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster);
+    # judges and a simulated user need it too, whatever the agent.
+    needs_model = any(_speaks_to_a_model(u.agent.type) or _judged_by_a_model(u) for u in units)
     backend = resolve_backend(request.backend)
     return gateway_spec(
         backend, needs_model=needs_model, cassettes=request.cassettes, run_dir=run_dir, oracle=request.oracle
     )
+
+
+def _judged_by_a_model(unit: RunUnit) -> bool:
+    from coder_eval.models.results import JUDGE_TYPES
+
+    definition = unit.task.definition
+    simulated = definition.simulation is not None and definition.simulation.enabled
+    return simulated or any(c.type in JUDGE_TYPES for c in definition.success_criteria)
 
 
 def _load_agents(units: list[RunUnit]) -> None:

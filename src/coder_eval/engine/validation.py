@@ -66,8 +66,8 @@ def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
     route = task.checker_context.api_route if task.checker_context else None
     notes = []
     for i, crit in enumerate(task.success_criteria):
-        if crit.type in JUDGE_TYPES and crit.type not in CHECKERS:
-            notes.append(f"success_criteria[{i}] {crit.type}: this version cannot grade it (reported not evaluated)")
+        if crit.type in JUDGE_TYPES and crit.type not in CHECKERS:  # a plugin's spec without its checker
+            notes.append(f"success_criteria[{i}] {crit.type}: this installation cannot grade it (not evaluated)")
         elif crit.type in JUDGE_TYPES:
             where = describe_judge_route(chosen, route, crit.type)
             notes.append(f"success_criteria[{i}] {crit.type}: under -b {chosen}, {where}")

@@ -270,6 +270,9 @@ class AnthropicMessages(WireProtocol):
             return None
         return web.json_response({"input_tokens": count_tokens_estimate(body)})
 
+    def render_body(self, request: ModelRequest, reply: ModelReply) -> dict[str, Any] | None:
+        return render_message(request, reply)
+
     async def respond(self, http: web.Request, request: ModelRequest, reply: ModelReply) -> web.StreamResponse:
         """One JSON message, or the SSE event stream when the request asked for `stream`."""
         if not request.stream:

@@ -65,6 +65,10 @@ class WireProtocol(ABC):
     def usage_from_response(self, body: bytes, *, streamed: bool) -> tuple[Usage, str | None]:
         """Token usage and model name read from a complete upstream response (raw bytes)."""
 
+    def render_body(self, request: ModelRequest, reply: ModelReply) -> dict[str, Any] | None:
+        """`reply` as this protocol's non-streamed response body, or None when it cannot say."""
+        return None
+
     def upstream_headers(self, headers: dict[str, str], api_key: str | None) -> dict[str, str]:
         """Headers to forward upstream; protocols that carry the key differently override this."""
         return headers

@@ -49,6 +49,9 @@ class Route:
     events: CallHook | None = None
     workdir: str | None = None
     """The agent's working directory. Cassettes note it, and replay moves recorded paths onto the new one."""
+    upstream: bool = False
+    """The source relays a real provider (a judge on Bedrock or litellm): it answers in direct and record
+    modes too, record mode keeps a cassette of its answer, and replay serves that cassette."""
     calls: list[ProviderCallCost] = field(default_factory=list)
     budget_exceeded: BudgetKind | None = None
     _served: int = field(default=0, init=False, repr=False)
@@ -149,13 +152,15 @@ class RouteTable:
         budget: Budget | None = None,
         model_hint: str | None = None,
         workdir: str | None = None,
+        upstream: bool = False,
     ) -> Route:
         """A new route under a fresh token; `unique_key` refuses a key another open route holds."""
         with self._lock:
             if unique_key and any(r.key == key for r in self._routes.values()):
                 raise ValueError(f"a route for {key!r} is already open; its cassette would be shared")
             token = secrets.token_urlsafe(24)
-            route = Route(key, token, f"{server_url}{TOKEN_PREFIX}{token}", source, budget, model_hint, workdir=workdir)
+            url = f"{server_url}{TOKEN_PREFIX}{token}"
+            route = Route(key, token, url, source, budget, model_hint, workdir=workdir, upstream=upstream)
             self._routes[token] = route
         return route
 

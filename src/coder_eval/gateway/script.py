@@ -107,9 +107,10 @@ class ScriptedModel:
         """Whether every step has been played."""
         return self._position >= len(self._steps)
 
-    async def reply(self, request: ModelRequest) -> ModelReply:
-        """Answer one model call (GatewayError for an injected error or an unmappable step)."""
-        if not request.tools:
+    async def reply(self, request: ModelRequest, *, main: bool = False) -> ModelReply:
+        """Answer one model call (GatewayError for an injected error or an unmappable step);
+        `main` plays the script even for a call without tools (an agent given no tools at all)."""
+        if not request.tools and not main:
             self._record("side_call")
             return self._text_reply(request, self.script.side_reply)
         async with self._lock:

@@ -136,12 +136,22 @@ class Gateway:
         budget: Budget | None = None,
         model_hint: str | None = None,
         workdir: str | None = None,
+        upstream: bool = False,
     ) -> Route:
-        """A new route for `key` (thread-safe). In record/replay the key names the cassette, so it must be unique."""
+        """A new route for `key` (thread-safe). In record/replay the key names the cassette, so it must be unique.
+
+        `upstream`: `source` relays a real provider the gateway has no protocol for (see Route.upstream)."""
         cassette_dir_name(key)  # reject keys that cannot name a directory early
         unique = self.mode in ("record", "replay")
         return self._routes.open(
-            key, self.base_url, unique_key=unique, source=source, budget=budget, model_hint=model_hint, workdir=workdir
+            key,
+            self.base_url,
+            unique_key=unique,
+            source=source,
+            budget=budget,
+            model_hint=model_hint,
+            workdir=workdir,
+            upstream=upstream,
         )
 
     def close_route(self, route: Route) -> None:
@@ -194,6 +204,8 @@ class Gateway:
             return await self._serve_script(call)
         if self.mode == "replay":
             return await self._serve_replay(call)
+        if call.route.upstream and call.route.source is not None:
+            return await self._serve_script(call, upstream=True)
         return await self._serve_proxy(call)
 
     def _check_budget(self, call: ModelCall) -> web.Response | None:
@@ -212,13 +224,22 @@ class Gateway:
         self._finish(call, status=err.status, usage=Usage(), model=call.model, error=err.message)
         return call.protocol.error(err)
 
-    def _finish(self, call: ModelCall, *, status: int, usage: Usage, model: str | None, error: str | None) -> None:
-        """Record the call on its route and tell the route's hook."""
+    def _finish(
+        self,
+        call: ModelCall,
+        *,
+        status: int,
+        usage: Usage,
+        model: str | None,
+        error: str | None,
+        cost: float | None = None,
+    ) -> None:
+        """Record the call on its route and tell the route's hook (`cost`: the upstream's own bill, if known)."""
         record = ProviderCallCost(
             protocol=call.protocol.name,
             model=model,
             latency_ms=round((time.perf_counter() - call.started) * 1000, 3),
-            token_usage=token_usage(usage, call_cost(model, usage)),
+            token_usage=token_usage(usage, cost if cost is not None else call_cost(model, usage)),
             status=status,
             error=error,
             side_call=call.side_call,
@@ -238,8 +259,9 @@ class Gateway:
 
     # -- script -------------------------------------------------------------------------------
 
-    async def _serve_script(self, call: ModelCall) -> web.StreamResponse:
-        """Ask the route's source for the reply and render it in the call's protocol."""
+    async def _serve_script(self, call: ModelCall, *, upstream: bool = False) -> web.StreamResponse:
+        """Ask the route's source for the reply and render it in the call's protocol (and, for an
+        upstream source in record mode, keep it as a cassette)."""
         source, request = call.route.source, call.request
         if source is None or request is None:
             return self._fail(call, GatewayError(500, f"route {call.route.key!r} has no reply source", "api_error"))
@@ -254,12 +276,24 @@ class Gateway:
         reply = self._complete(call, request, reply)
         # Recorded before rendering (the usage is already known), so the record exists by the
         # time the agent has the whole response; rendering a scripted reply takes microseconds.
-        self._finish(call, status=200, usage=reply.usage, model=billed_model, error=None)
+        self._finish(call, status=200, usage=reply.usage, model=billed_model, error=None, cost=reply.cost_usd)
+        if upstream and self.mode == "record":
+            await asyncio.to_thread(self._save_reply, call, request, reply)
         try:
             return await call.protocol.respond(call.http, request, reply)
         except ConnectionError:
             log.debug("agent of route %s disconnected during a scripted reply", call.route.key)
             return web.Response(status=499)  # never sent: aiohttp drops it quietly on the closed connection
+
+    def _save_reply(self, call: ModelCall, request: ModelRequest, reply: ModelReply) -> None:
+        """Keep an upstream source's answer as a cassette, as one JSON body (replay serves it as recorded)."""
+        assert self._cassettes is not None
+        rendered = call.protocol.render_body(request, reply)
+        if rendered is None:
+            return
+        body = json.dumps(rendered).encode()
+        exchange = proxy.Exchange(web.StreamResponse(), 200, "application/json", body)
+        self._cassettes.save(call, call.route.next_index(), exchange)
 
     @staticmethod
     def _complete(call: ModelCall, request: ModelRequest, reply: ModelReply) -> ModelReply:

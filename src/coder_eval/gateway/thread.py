@@ -99,9 +99,12 @@ class GatewayThread:
         budget: Budget | None = None,
         model_hint: str | None = None,
         workdir: str | None = None,
+        upstream: bool = False,
     ) -> Route:
         """See Gateway.open_route."""
-        return self.gateway.open_route(key, source=source, budget=budget, model_hint=model_hint, workdir=workdir)
+        return self.gateway.open_route(
+            key, source=source, budget=budget, model_hint=model_hint, workdir=workdir, upstream=upstream
+        )
 
     def close_route(self, route: Route) -> None:
         """See Gateway.close_route."""

@@ -99,6 +99,8 @@ class ModelReply:
     usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "end_turn"
     model: str = "scripted"
+    cost_usd: float | None = None
+    """What the upstream billed, when a source relays a real provider that reports it (else priced here)."""
 
 
 @dataclass

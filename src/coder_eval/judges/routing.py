@@ -10,6 +10,9 @@ The decision depends on the run's backend and `checker_context.api_route`:
 | bedrock            | Anthropic API directly (key)       | bedrock         | litellm                  |
 
 unset under `-b bedrock` means bedrock: the judge follows the run's backend unless told otherwise.
+Where a gateway runs (direct, record, replay), a single-call judge routed to bedrock or litellm
+still calls its own gateway route, which relays the call (see `engine/judge_upstream.py`); a
+judge agent on bedrock, and every judge under `-b bedrock`, calls the provider itself.
 """
 
 from __future__ import annotations
@@ -41,18 +44,30 @@ def describe_judge_route(backend: str, api_route: ApiRouteOverride | None, crite
     way = judge_way(backend, api_route)
     if criterion_type == "uipath_eval":
         return "runs the uipath CLI; needs the uipath extra, not a model route"
+    who = (
+        "a Claude Code judge agent in a copy of the workspace (same sandbox driver as the unit) calls"
+        if criterion_type == "agent_judge"
+        else "calls"
+    )
     if way == "gateway":
         served = {
             "script": "answered by the task script's judges: section",
             "replay": "served from the cassettes",
             "record": "relayed to Anthropic and recorded",
-        }.get(backend, "relayed to Anthropic (ANTHROPIC_API_KEY)")
-        return f"the run's gateway, on its own judge route ({served})"
+        }.get(backend, "relayed to Anthropic with ANTHROPIC_API_KEY")
+        return f"{who} the run's gateway on its own judge route ({served})"
+    upstream = {
+        "bedrock": "Bedrock (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION)",
+        "litellm": "litellm (the litellm extra; params/env_params from checker_context)",
+    }.get(way)
+    if upstream is not None and criterion_type != "agent_judge" and backend in ("direct", "record", "replay"):
+        served = "served from the cassettes" if backend == "replay" else f"relayed to {upstream}"
+        return f"{who} the run's gateway on its own judge route ({served})"
     if way == "bedrock":
-        return "Bedrock directly (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION); not through the gateway"
+        return f"{who} Bedrock directly (AWS_BEARER_TOKEN_BEDROCK, AWS_REGION), not through the gateway"
     if way == "anthropic":
-        return "the Anthropic API directly (ANTHROPIC_API_KEY); not through the gateway"
-    return "litellm (the litellm extra; params/env_params from checker_context)"
+        return f"{who} the Anthropic API directly (ANTHROPIC_API_KEY), not through the gateway"
+    return f"{who} litellm (the litellm extra; params/env_params from checker_context), not through the gateway"
 
 
 @dataclass

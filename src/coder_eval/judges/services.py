@@ -41,8 +41,44 @@ class RouteAddress:
     token: str
 
 
-ScriptedSource = Callable[[int, BaseCriterion], object]
-"""Under `-b script`: the reply source answering criterion n (raises JudgeUnavailableError when none)."""
+ScriptedSource = Callable[[int, BaseCriterion, str | None], object]
+"""Under `-b script`: the reply source answering criterion n, given the judge's working directory
+(a judge agent's copy) when it has one; raises JudgeUnavailableError when the script has no entry."""
+
+
+@dataclass(frozen=True)
+class JudgeAgentRequest:
+    """What a judge agent is asked to do: its prompt and system prompt, its model and its limits."""
+
+    spec: BaseCriterion
+    prompt: str
+    system: str
+    model: str
+    max_turns: int
+    timeout: float
+    include_reference: bool
+
+
+@dataclass
+class JudgeAgentRun:
+    """What a judge agent did: its final message, its tool calls, its spend, or why it failed."""
+
+    final_text: str = ""
+    tool_calls: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    duration_seconds: float = 0.0
+    way: str = ""
+    model: str | None = None
+    max_turns_hit: bool = False
+    error: str | None = None
+    unavailable: bool = False
+    """True when the judge could not start here at all (no credential, no script entry)."""
+
+
+JudgeAgentRunner = Callable[[JudgeAgentRequest], JudgeAgentRun]
+"""Runs a judge agent in a copy of the unit's workspace (built by the engine, which knows agents)."""
 
 
 class OpenedRoute(Protocol):
@@ -60,7 +96,16 @@ class RouteOpener(Protocol):
     mode: str
     has_anthropic_key: bool
 
-    def open(self, suffix: str, source: object | None, workdir: str | None, model: str | None) -> OpenedRoute: ...
+    def open(
+        self,
+        suffix: str,
+        source: object | None,
+        workdir: str | None,
+        model: str | None,
+        upstream: Transport | None = None,
+    ) -> OpenedRoute:
+        """A route for `suffix`; `upstream` relays its calls to a provider the gateway does not speak."""
+        ...
 
 
 @dataclass
@@ -111,8 +156,8 @@ class JudgeServices:
     api_route: ApiRouteOverride | None = None
     dialog: list[DialogMessage] | None = None
     call_timeout: float = 300.0
-    make_environment: Callable[[Path], Any] | None = None
-    """Builds a sandbox environment for a directory (the judge agent's copy) under the unit's driver."""
+    agent_runner: JudgeAgentRunner | None = None
+    """Runs agent_judge's judge agent (set by the engine once the unit's sandbox exists)."""
     reference_dir: Path | None = None
     spend: SpendBook = field(default_factory=SpendBook)
     info: dict[str, Any] = field(default_factory=dict)
@@ -143,13 +188,20 @@ class JudgeServices:
         workdir: str | None = None,
         model: str | None = None,
     ) -> Iterator[Channel]:
-        """A channel for one check of `spec`; `source` answers it under `-b script`."""
+        """A channel for one check of `spec`; `source` answers it under `-b script`.
+
+        With a gateway, single-call judges routed to Bedrock or litellm still call their own gateway
+        route, which relays to that provider (and records, prices and replays the call); a judge
+        agent on Bedrock, or any judge under `-b bedrock` (no gateway), calls the provider itself."""
         way = judge_way(self.backend, self.api_route)
-        self.info.setdefault("judge_transport", way if self.backend != "script" else "gateway (script)")
-        if way == "gateway":
+        relayed = way in ("bedrock", "litellm") and self.opener is not None and spec.type != "agent_judge"
+        label = "gateway (script)" if self.backend == "script" else (f"gateway ({way})" if relayed else way)
+        self.info.setdefault("judge_transport", label)
+        if way == "gateway" or relayed:
             if self.opener is None:
                 raise JudgeUnavailableError("no model gateway is running for this unit")
-            if self.opener.mode in ("direct", "record") and not self.opener.has_anthropic_key:
+            upstream = self._upstream(way, spec) if relayed and self.opener.mode in ("direct", "record") else None
+            if way == "gateway" and self.opener.mode in ("direct", "record") and not self.opener.has_anthropic_key:
                 raise JudgeUnavailableError(
                     f"{spec.type} needs ANTHROPIC_API_KEY under -b {self.opener.mode} (the judge calls Anthropic "
                     "through the gateway); set it, or choose checker_context.api_route.route: bedrock"
@@ -158,10 +210,10 @@ class JudgeServices:
             if self.backend == "script" and source is None:
                 if self.judge_source is None:
                     raise JudgeUnavailableError("under -b script the judge needs the task's script file")
-                source = self.judge_source(index, spec)
-            route = self.opener.open(self._suffix(index), source, workdir, model)
+                source = self.judge_source(index, spec, workdir)
+            route = self.opener.open(self._suffix(index), source, workdir, model, upstream)
             transport = MessagesHttp(route.address.base_url, route.address.token, name="gateway")
-            channel = Channel(transport, address=route.address, way="gateway")
+            channel = Channel(transport, address=route.address, way=label if relayed else "gateway")
             try:
                 yield channel
             finally:
@@ -169,6 +221,16 @@ class JudgeServices:
                 self.spend.add("judge", *channel.spent)
             return
         yield self._direct_channel(way, spec)
+
+    def _upstream(self, way: str, spec: BaseCriterion) -> Transport:
+        """The provider a relayed judge route calls (credentials read here, never from the task)."""
+        if way == "litellm":
+            if spec.type != "llm_judge":
+                raise JudgeUnavailableError(f"route: litellm drives llm_judge only, not {spec.type}")
+            route = self.api_route
+            assert route is not None and route.model is not None
+            return LiteLLMCall(route.model, route.params, route.env_params)
+        return BedrockHttp.from_env()
 
     def _direct_channel(self, way: str, spec: BaseCriterion) -> Channel:
         route = self.api_route

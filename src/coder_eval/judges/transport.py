@@ -155,20 +155,23 @@ class BedrockHttp:
     region: str
     token: str
     name: str = "bedrock"
+    endpoint: str | None = None
+    """The Bedrock runtime endpoint (default: AWS's for the region; AWS_ENDPOINT_URL_BEDROCK_RUNTIME overrides)."""
 
     @classmethod
     def from_env(cls) -> BedrockHttp:
         token, region = os.environ.get("AWS_BEARER_TOKEN_BEDROCK"), os.environ.get("AWS_REGION")
         if not token or not region:
             raise JudgeUnavailableError("the bedrock judge route needs AWS_BEARER_TOKEN_BEDROCK and AWS_REGION set")
-        return cls(region, token)
+        return cls(region, token, endpoint=os.environ.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") or None)
 
     def call(self, request: ModelCall) -> ModelAnswer:
         model = bedrock_model_id(request.model, self.region)
         body = _anthropic_body(request, model)
         body.pop("model")
         body["anthropic_version"] = BEDROCK_VERSION
-        url = f"https://bedrock-runtime.{self.region}.amazonaws.com/model/{model}/invoke"
+        base = (self.endpoint or f"https://bedrock-runtime.{self.region}.amazonaws.com").rstrip("/")
+        url = f"{base}/model/{model}/invoke"
         headers = {"authorization": f"Bearer {self.token}"}
         answer = _parse_anthropic(_post_json(url, body, headers, request.timeout), model)
         answer.cost_usd = calculate_cost(model, answer.input_tokens, answer.output_tokens)

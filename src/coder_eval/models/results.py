@@ -81,6 +81,7 @@ class JudgeCriterionResult(CriterionResult):
         default_factory=TokenUsage, description="Tokens and cost of the judge's own model calls."
     )
     transcript_path: str | None = Field(None, description="Where the judge's transcript was saved, if it was.")
+    duration_seconds: float | None = Field(None, description="Wall-clock time the judge took.")
 
 
 def _result_kind(value: Any) -> str:
@@ -211,6 +212,12 @@ class EvaluationResult(RecordModel):
     )
     simulator_cost_usd: float | None = Field(
         None, description="Cost of the simulated user's model calls; None when unpriced or none ran."
+    )
+    judge_token_usage: TokenUsage | None = Field(
+        None, description="Tokens and cost of every judge's model calls; None when no judge called a model."
+    )
+    simulator_token_usage: TokenUsage | None = Field(
+        None, description="Tokens and cost of the simulated user's model calls; None when there was none."
     )
     command_stats: CommandStatistics = Field(
         default_factory=CommandStatistics, description="Counts and timings of the agent's tool calls."

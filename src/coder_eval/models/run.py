@@ -109,6 +109,18 @@ class RunSummary(RecordModel):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
+    def judges_ran(self) -> bool:
+        """Whether any judge called a model (so a missing judge cost means unpriced, not none)."""
+        return any(row.get("judge_ran", row.get("judge_cost_usd") is not None) for row in self.task_results)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def simulator_ran(self) -> bool:
+        """Whether any simulated user called a model."""
+        return any(row.get("simulator_ran", row.get("simulator_cost_usd") is not None) for row in self.task_results)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
     def eval_overhead_cost_usd(self) -> float | None:
         return sum_costs(
             [row.get("judge_cost_usd") for row in self.task_results]

@@ -79,9 +79,13 @@ class ResourceLimits(StrictModel):
     """Resource caps; only `timeout` binds under tempdir."""
 
     timeout: float = Field(300, gt=0, description="Seconds allowed for any sandbox subprocess.")
-    max_memory_mb: int | None = Field(None, ge=1, description="docker --memory.")
-    max_cpus: float | None = Field(None, gt=0, description="docker --cpus.")
-    max_pids: int | None = Field(None, ge=1, description="docker --pids-limit.")
+    max_memory_mb: int | None = Field(
+        None, ge=1, description="Memory of the unit in MiB (docker --memory; bubblewrap: its cgroup, else prlimit)."
+    )
+    max_cpus: float | None = Field(None, gt=0, description="CPUs of the unit (docker --cpus; bubblewrap: its cgroup).")
+    max_pids: int | None = Field(
+        None, ge=1, description="Processes of the unit (docker --pids-limit; bubblewrap: its cgroup, else prlimit)."
+    )
     max_disk_mb: int | None = Field(None, ge=1, description="Reserved; not enforced.")
 
 

@@ -49,6 +49,8 @@ def task_row(result: EvaluationResult) -> dict[str, Any]:
         "agent_cost_usd": agent_cost,
         "judge_cost_usd": result.judge_cost_usd,
         "simulator_cost_usd": result.simulator_cost_usd,
+        "judge_ran": result.judge_token_usage is not None or result.judge_cost_usd is not None,
+        "simulator_ran": result.simulator_token_usage is not None or result.simulator_cost_usd is not None,
         "cost_complete": cost_complete,
         "expected_commands": result.expected_commands,
         "actual_commands": result.actual_commands,

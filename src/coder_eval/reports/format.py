@@ -62,6 +62,11 @@ def format_usd(value: float | None, *, floor: bool = False) -> str:
     return f"≥ {text}" if floor else text
 
 
+def format_spend(value: float | None, *, ran: bool, floor: bool = False) -> str:
+    """A judge or simulator cost: `none` when nothing ran, else as format_usd (`unpriced` when unpriced)."""
+    return format_usd(value, floor=floor) if ran else "none"
+
+
 def format_tokens(count: int | None) -> str:
     """Token counts compacted for tables: `950`, `12.3k`, `4.1M`."""
     if count is None:

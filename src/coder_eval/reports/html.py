@@ -23,6 +23,7 @@ from coder_eval.reports.format import (
     format_duration,
     format_percent,
     format_score,
+    format_spend,
     format_tokens,
     format_usd,
     replicate_suffix,
@@ -207,8 +208,8 @@ def _run_header(summary: RunSummary) -> str:
     cost = (
         f"Cost: total {format_usd(summary.total_cost_usd, floor=floor)} · "
         f"agent {format_usd(summary.agent_cost_usd, floor=floor)} · "
-        f"judges {format_usd(summary.judge_cost_usd, floor=floor)} · "
-        f"simulated user {format_usd(summary.simulator_cost_usd, floor=floor)}"
+        f"judges {format_spend(summary.judge_cost_usd, ran=summary.judges_ran, floor=floor)} · "
+        f"simulated user {format_spend(summary.simulator_cost_usd, ran=summary.simulator_ran, floor=floor)}"
     )
     note = summary.progress_note()
     lines = [

@@ -20,17 +20,19 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
-from coder_eval.common.reaper import reap
+from coder_eval.common.reaper import children_of, own_descendants, subtree
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
+from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
+from coder_eval.sandbox.unit_limits import UnitLimits
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
 MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
@@ -52,6 +54,8 @@ def bwrap_works() -> bool:
         return subprocess.run(argv, env={}, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        reap_namespace_zombies()
 
 
 def _system_mounts() -> list[str]:
@@ -79,23 +83,27 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
         super().__init__(workspace, request, finisher)
-        self.isolated_net = request.config.network == "none"
+        self.isolated_net = self.relay_gateway = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
         self.bin_dir = self.unit_dir / "bin"
         self.bin_dir.mkdir()
         for name in ("python", "python3"):
             (self.bin_dir / name).symlink_to(self.python)
-        self.add_path_entries([self.bin_dir])
         self._userns: bool | None = None
         self._inner_pid = 0
         self._pid_ns = ""
         self._keep: set[int] = set()
         self._relay: subprocess.Popen[bytes] | None = None
+        self.limits = UnitLimits(request.config.limits)
 
     @property
     def python(self) -> str:
         return os.path.realpath(sys.executable)
+
+    def fallback_path_entries(self) -> list[str]:
+        # after the unit's own entries (a sandbox venv's python wins), before the host's PATH
+        return [str(self.bin_dir)]
 
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
         args = _system_mounts()
@@ -129,6 +137,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             # harness dies while it starts, it would wait forever. (The signal follows the thread
             # that started it: asyncio's worker threads live as long as the run.)
             argv = [setpriv, "--pdeathsig", "KILL", *argv]
+        argv = [*self.limits.prefix(), *argv]
         try:
             proc = self._start_holder(argv, env={}, pass_fds=(write_end,))
         finally:
@@ -173,18 +182,23 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         else:
             self.ensure_holder()
             argv = [*self._enter(cwd), *body]
-        return self.run_tracked(
-            command,
-            argv=argv,
-            cwd=self.workspace,
-            env=env,
-            timeout=timeout,
-            output_limit=output_limit,
-        )
+        try:
+            return self.run_tracked(
+                command,
+                argv=[*self.limits.prefix(), *argv],
+                cwd=self.workspace,
+                env=env,
+                timeout=timeout,
+                output_limit=output_limit,
+            )
+        finally:
+            if not self.sealed:
+                reap_namespace_zombies()
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
         self.ensure_holder()
-        return Launch(argv=[*self._enter(self.workspace), *argv], env=dict(env), cwd=self.workspace)
+        launch = [*self.limits.prefix(), *self._enter(self.workspace), *argv]
+        return Launch(argv=launch, env=dict(env), cwd=self.workspace)
 
     def kill_all(self) -> None:
         super().kill_all()
@@ -195,10 +209,20 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         keep = set(self._keep)
         if self._relay is not None:
             keep |= set(_descendants(self._relay.pid))
-        for pid in _in_namespace(self._pid_ns):
+        for pid in _in_namespace(self._pid_ns, self._inner_pid):
             if pid not in keep:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+
+    def end_processes(self) -> None:
+        # the holder's exit ends the namespace, and the kernel kills everything in it: no scan needed
+        HostEnvironment.kill_all(self)
+
+    def finish(self) -> Path | None:
+        try:
+            return super().finish()
+        finally:
+            self.limits.close()
 
     def stop_holder(self) -> None:
         if self._relay is not None:
@@ -210,27 +234,54 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             for stream in (relay.stdout, relay.stderr):
                 if stream is not None:
                     stream.close()
-        held = self.holder is not None
         super().stop_holder()
-        if held and self._inner_pid:
-            _collect_orphan(self._inner_pid)
+        if self._inner_pid:
+            pid, self._inner_pid = self._inner_pid, 0
+            _reap_init(pid)
+        reap_namespace_zombies()
 
 
-def _collect_orphan(pid: int) -> None:
-    """Collect the namespace's init once its bwrap has exited (a zombie per unit otherwise).
+def reap_namespace_zombies() -> None:
+    """Collect exited processes of unit namespaces re-parented to the harness: inits of throwaway set-up
+    namespaces and of the probe, and processes entered with nsenter whose nsenter was killed.
 
-    bwrap's outer process does not wait for the init it forked; with the harness a subreaper
-    (common/reaper) that orphan becomes our child and nobody else ever waits for it. Only a
-    process that is still our `bwrap` child is collected, so a reused pid is left alone.
+    Only zombies that lived in another PID namespace are taken: no Popen of the harness waits for
+    those (its children there are bwrap's and nsenter's outer processes). A namespace whose init is
+    exiting waits until they are collected.
     """
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return
-    name, _, rest = stat.partition(b"(")[2].rpartition(b")")
-    fields = rest.split()
-    if name == b"bwrap" and len(fields) > 1 and int(fields[1]) == os.getpid():
-        reap({pid})
+    me = os.getpid()
+    for child in children_of(me):
+        try:
+            status = Path(f"/proc/{child}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        zombie = fields.get("State", "").strip().startswith("Z")
+        if zombie and len(fields.get("NSpid", "").split()) > 1 and fields.get("PPid", "").strip() == str(me):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(child, os.WNOHANG)
+
+
+def _reap_init(pid: int) -> None:
+    """Collect the namespace's init once bwrap's outer process is gone.
+
+    The outer process may exit first; the harness is a subreaper, so the init is then re-parented
+    to it and, unreaped, would stay a zombie for the rest of the run (one per unit).
+    """
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return  # not ours: bwrap reaped it, or init (not a subreaper) adopted it
+        if done:
+            return
+        reap_namespace_zombies()  # the init waits for its namespace's zombies that were re-parented to us
+        if time.monotonic() > deadline:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 5
+        time.sleep(0.005)
 
 
 def _children(pid: int) -> list[int]:
@@ -249,16 +300,26 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _in_namespace(pid_ns: str) -> list[int]:
-    """Host pids of every process in the PID namespace `pid_ns` (a /proc/<pid>/ns/pid link)."""
+def _in_namespace(pid_ns: str, init: int) -> list[int]:
+    """Host pids of every process in the PID namespace `pid_ns` (a /proc/<pid>/ns/pid link).
+
+    They are all below its `init` (orphans inside are re-parented to it, never to a subreaper
+    outside) or below the harness (commands and agents entering with nsenter), so only those two
+    subtrees are read; where the kernel cannot list children, every process is checked.
+    """
+    inside = subtree(init)
+    ours = own_descendants()
+    if inside is None or ours is None:
+        candidates = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    else:
+        candidates = sorted(inside | ours)
     found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.readlink(f"/proc/{name}/ns/pid") == pid_ns:
-                    found.append(int(name))
-            except OSError:
-                continue
+    for pid in candidates:
+        try:
+            if os.readlink(f"/proc/{pid}/ns/pid") == pid_ns:
+                found.append(pid)
+        except OSError:
+            continue
     return found
 
 

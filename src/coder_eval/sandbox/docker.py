@@ -49,8 +49,17 @@ class DockerEnvironment(IsolatedEnvironment):
         docker = request.config.docker
         self.network = (docker.network if docker and docker.network else None) or "none"
         self.isolated_net = self.network == "none"
+        # any network but the host's has a loopback of its own: the route comes through the bridge
+        self.relay_gateway = self.network != "host"
         self.image = image
         self.name = f"coder-eval-{uuid.uuid4().hex[:12]}"
+        # `python` for images (like the debootstrap base) that have only python3; last on PATH
+        self.bin_dir = self.unit_dir / "bin"
+        self.bin_dir.mkdir()
+        (self.bin_dir / "python").symlink_to(self.python)
+        self.workdir = image_workdir(image, docker.working_dir if docker else None)
+        if self.workdir is not None:
+            seed_workspace(image, self.workdir, workspace)
         self.holder = self.start_holder()
 
     @property
@@ -71,6 +80,7 @@ class DockerEnvironment(IsolatedEnvironment):
         for rw in (self.workspace, self.home_dir):
             argv += ["-v", f"{rw}:{rw}"]
         argv += ["-v", f"{self.share_dir}:{SHARE_INNER}:ro", "-v", f"{self.bridge.path}:{SOCKET_INNER}"]
+        argv += ["-v", f"{self.bin_dir}:{self.bin_dir}:ro"]
         from coder_eval.sandbox.environments import find_uv
 
         with_uv = [*self.tools]
@@ -83,7 +93,20 @@ class DockerEnvironment(IsolatedEnvironment):
             argv += ["-v", f"{cert}:{cert}:ro"]
         for host, mode in extra_mounts(cfg, self.request.task_dir):
             argv += ["-v", f"{host}:{host}:{mode}"]
-        return [*argv, "-w", str(self.workspace), self.image, *self.holder_argv(self.python)]
+        if self.workdir is not None:  # the same workspace, also where the image expects its work
+            argv += ["-v", f"{self.workspace}:{self.workdir}"]
+        return [*argv, "-w", self._inner_cwd(self.workspace), self.image, *self.holder_argv(self.python)]
+
+    def base_env(self) -> dict[str, str]:
+        env = super().base_env()
+        env["PATH"] = os.pathsep.join(p for p in (env.get("PATH"), str(self.bin_dir)) if p)
+        return env
+
+    def _inner_cwd(self, cwd: Path) -> str:
+        """Where a command starts inside: the image's working directory stands for the workspace."""
+        if self.workdir is None or cwd != self.workspace:
+            return str(cwd)
+        return self.workdir
 
     def start_holder(self) -> subprocess.Popen[bytes]:
         return self._start_holder(self._run_argv(), env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
@@ -98,7 +121,7 @@ class DockerEnvironment(IsolatedEnvironment):
         self.sealed = True
 
     def _exec_argv(self, cwd: Path, env: Mapping[str, str], *, stdin: bool) -> list[str]:
-        argv = [_docker(), "exec", "-w", str(cwd)]
+        argv = [_docker(), "exec", "-w", self._inner_cwd(cwd)]
         if stdin:
             argv.append("-i")
         for name in sorted(env):
@@ -136,6 +159,40 @@ class DockerEnvironment(IsolatedEnvironment):
             return super().finish()
         finally:
             subprocess.run(["docker", "rm", "-f", self.name], capture_output=True, timeout=KILL_TIMEOUT)
+
+
+def image_workdir(image: str, working_dir: str | None) -> str | None:
+    """The directory inside where the workspace also appears: docker.working_dir, or with 'auto' the
+    image's WORKDIR (None when unset, or when the image declares none or '/')."""
+    if working_dir is None:
+        return None
+    if working_dir == "auto":
+        done = subprocess.run(
+            [_docker(), "image", "inspect", "-f", "{{.Config.WorkingDir}}", image], capture_output=True, timeout=60
+        )
+        if done.returncode != 0:
+            raise SetupError(f"could not inspect image {image}: {done.stderr.decode()[-400:]}")
+        working_dir = done.stdout.decode().strip()
+    if working_dir in ("", "/"):
+        return None
+    if not working_dir.startswith("/") or ".." in working_dir.split("/"):
+        raise SetupError(f"sandbox.docker.working_dir must be an absolute path inside the image, not {working_dir!r}")
+    return working_dir.rstrip("/")
+
+
+def seed_workspace(image: str, workdir: str, workspace: Path) -> None:
+    """Copy what the image has in `workdir` into the (still empty) workspace, so it is graded and kept."""
+    name = f"coder-eval-seed-{uuid.uuid4().hex[:12]}"
+    create = subprocess.run([_docker(), "create", "--name", name, image], capture_output=True, timeout=KILL_TIMEOUT)
+    if create.returncode != 0:
+        raise SetupError(f"could not create a container of {image}: {create.stderr.decode()[-400:]}")
+    try:
+        copy = [_docker(), "cp", f"{name}:{workdir}/.", str(workspace)]
+        done = subprocess.run(copy, capture_output=True, timeout=300)
+        if done.returncode != 0 and b"Could not find the file" not in done.stderr:
+            raise SetupError(f"could not copy {workdir} out of {image}: {done.stderr.decode()[-400:]}")
+    finally:
+        subprocess.run([_docker(), "rm", "-f", name], capture_output=True, timeout=KILL_TIMEOUT)
 
 
 def extra_mounts(config: SandboxConfig, task_dir: Path | None) -> list[tuple[Path, str]]:

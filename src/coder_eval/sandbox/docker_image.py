@@ -90,5 +90,8 @@ def image_for(config: DockerConfig | None, task_dir: Path) -> str:
             raise BuildFailedError(f"docker build timed out after {BUILD_TIMEOUT}s", "") from None
         if done.returncode != 0:
             log = (done.stdout + done.stderr).decode("utf-8", "replace")[-LOG_TAIL:]
-            raise BuildFailedError(f"docker build of {dockerfile} failed (exit {done.returncode})", log)
+            why = f"docker build of {dockerfile} failed (exit {done.returncode})"
+            if "buildx component is missing" in log:
+                why += " (BuildKit needs Docker's buildx plugin, which this machine lacks; set build.buildkit: false)"
+            raise BuildFailedError(why, log)
     return tag

@@ -64,6 +64,8 @@ class IsolatedEnvironment(HostEnvironment):
         self.request = request
         self.config = request.config
         self.isolated_net = True
+        self.relay_gateway = True
+        """Whether the gateway is reached through the bridged socket (the inside's loopback is not the host's)."""
         # Unix socket paths are short (108 bytes): the socket lives in a private directory under /tmp
         self.socket_dir = Path(tempfile.mkdtemp(prefix="ce-gw-"))
         self.bridge = SocketBridge(self.socket_dir / "gw.sock")
@@ -76,7 +78,7 @@ class IsolatedEnvironment(HostEnvironment):
         return [Path(t) for t in self.request.tools]
 
     def holder_argv(self, python: str) -> list[str]:
-        port = INNER_PORT if self.isolated_net else 0
+        port = INNER_PORT if self.relay_gateway else 0
         return [python, "-c", HOLDER_SOURCE, str(port), SOCKET_INNER]
 
     def _start_holder(
@@ -115,7 +117,7 @@ class IsolatedEnvironment(HostEnvironment):
         """Start the unit's namespace or container; returns its holder process (stdin held open)."""
 
     def reach(self, url: str) -> str:
-        if not self.isolated_net:
+        if not self.relay_gateway:
             return url
         parts = urlsplit(url)
         if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
@@ -149,9 +151,13 @@ class IsolatedEnvironment(HostEnvironment):
             if stream is not None:
                 stream.close()
 
+    def end_processes(self) -> None:
+        """Before the holder stops: end every process of the unit."""
+        self.kill_all()
+
     def finish(self) -> Path | None:
         try:
-            self.kill_all()
+            self.end_processes()
             self.stop_holder()
         finally:
             self.bridge.close()

@@ -179,11 +179,12 @@ class Sandbox:
         """End the unit's processes, then preserve or drop the workspace according to the mode."""
         if self.environment is None:
             return None
-        self.kill_processes()
+        self._killed |= kill_tagged(self.tag)
         if self.was_adopted:
+            self.environment.kill_all()
             shutil.rmtree(self.environment.home_dir, ignore_errors=True)
             kept: Path | None = self.environment.workspace
-        else:
+        else:  # finishing an environment ends its processes first
             kept = self.kept = self.environment.finish()
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
         return kept

@@ -65,14 +65,19 @@ class HostEnvironment:
     def path_entries(self) -> list[str]:
         return [str(p) for p in self._path]
 
+    def fallback_path_entries(self) -> list[str]:
+        """Directories between the unit's own PATH entries and the host's (none on the host itself)."""
+        return []
+
     def add_path_entries(self, entries: list[Path], *, first: bool = False) -> None:
         fresh = [e for e in entries if e not in self._path]
         self._path = fresh + self._path if first else self._path + fresh
 
     def base_env(self) -> dict[str, str]:
         env = dict(self._base)
-        if self._path:
-            env["PATH"] = os.pathsep.join([*self.path_entries(), env.get("PATH", "")])
+        entries = [*self.path_entries(), *self.fallback_path_entries()]
+        if entries:
+            env["PATH"] = os.pathsep.join([*entries, env.get("PATH", "")])
         env.update(self._extra)
         return env
 

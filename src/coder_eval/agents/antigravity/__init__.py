@@ -50,6 +50,7 @@ ANTIGRAVITY = AgentKind(
     gateway_env={"GOOGLE_GEMINI_BASE_URL": "{base_url}", "GEMINI_API_KEY": "{token}"},
     tools=ANTIGRAVITY_TOOLS,
     cooperative_stop=True,
+    loopback_harness=True,  # the SDK reaches its Go harness over a loopback WebSocket
 )
 
 __all__ = ["ANTIGRAVITY", "AntigravityConfig", "find_harness"]

@@ -34,7 +34,7 @@ from google.antigravity.hooks import policy
 from google.antigravity.types import SessionContinuationMode
 
 from coder_eval.agents.antigravity.config import AntigravityConfig
-from coder_eval.agents.antigravity.harness import make_home, remove, scratch_root, write_launcher
+from coder_eval.agents.antigravity.harness import make_home, remove, scratch_root, sees_host_paths, write_launcher
 from coder_eval.agents.antigravity.steps import StepTranslator, usage_between
 from coder_eval.agents.base import Agent, Turn, TurnEnd
 from coder_eval.agents.errors import AgentCrashError, TransientAgentError
@@ -71,8 +71,9 @@ class AntigravityAgent(Agent[AntigravityConfig]):
         harness = find_harness()
         if harness is None:
             raise AgentCrashError("no Antigravity harness: pip install 'coder-eval[antigravity]'")
-        self.root = scratch_root()
-        self.home = make_home(self.root)
+        # under the sandbox's private directory: the harness runs inside and must see its files
+        self.root = scratch_root(sandbox.home_dir)
+        self.home = make_home(self.root, shared_cache=sees_host_paths(sandbox))
         env = {**self.env, "HOME": str(self.home), "NO_COLOR": "1"}
         launch = sandbox.agent_launch([harness], env)
         self.launcher, self.pidfile = write_launcher(self.root, launch.argv, launch.env)

@@ -18,6 +18,10 @@ import shutil
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from coder_eval.sandbox.environment import SandboxEnvironment
 
 _LAUNCHER = """#!/bin/sh
 echo $$ > {pidfile}
@@ -36,15 +40,32 @@ def encoder_cache() -> Path:
     return path
 
 
-def make_home(root: Path) -> Path:
-    """A private HOME whose encoder directory is the shared cache."""
+def make_home(root: Path, *, shared_cache: bool = True) -> Path:
+    """A private HOME whose encoder directory is the shared cache (or its own, when the harness
+    runs where the host's cache is not visible, as inside bubblewrap or a container)."""
     home = root / "home"
     target = home / ".gemini" / "antigravity"
     target.mkdir(parents=True, exist_ok=True)
     link = target / "bin"
-    if not link.exists():
+    if shared_cache and not link.exists():
         link.symlink_to(encoder_cache(), target_is_directory=True)
     return home
+
+
+def sees_host_paths(sandbox: SandboxEnvironment) -> bool:
+    """True when processes in `sandbox` see host directories at their own paths (tempdir)."""
+    probe = encoder_cache()
+    try:
+        return str(sandbox.share(probe, "antigravity-probe")) == str(probe)
+    finally:
+        sandbox.unshare("antigravity-probe")
+
+
+def scratch_root(parent: Path | None = None) -> Path:
+    """A private directory for one unit (launcher, home, saved conversation), under `parent`."""
+    from coder_eval.agents.jsonl_cli import private_dir
+
+    return Path(private_dir("antigravity-", parent))
 
 
 def write_launcher(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple[Path, Path]:
@@ -59,16 +80,9 @@ def write_launcher(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple
     return launcher, pidfile
 
 
-def scratch_root() -> Path:
-    """A private directory for one unit (launcher, home, saved conversation)."""
-    from coder_eval.agents.jsonl_cli import private_dir
-
-    return Path(private_dir("antigravity-"))
-
-
 def remove(root: Path | None) -> None:
     if root is not None:
         shutil.rmtree(root, ignore_errors=True)
 
 
-__all__ = ["encoder_cache", "make_home", "remove", "scratch_root", "write_launcher"]
+__all__ = ["encoder_cache", "make_home", "remove", "scratch_root", "sees_host_paths", "write_launcher"]
