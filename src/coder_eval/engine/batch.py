@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coder_eval.common.process import kill_running_commands
-from coder_eval.engine.finalize import held_copy
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
+from coder_eval.records.compact import report_copy
 
 
 @dataclass
@@ -36,7 +36,7 @@ async def run_batch(
             if observer.started:
                 observer.started(unit)
             result = await run_unit(unit, options)
-            results.append(held_copy(result))  # the full record is on disk; keep memory per row small
+            results.append(report_copy(result))  # the full record is on disk; keep what the reports read
             if observer.finished:
                 observer.finished(unit, result)
 
