@@ -17,7 +17,7 @@ from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandTelemetry, TokenUsage, TurnRecord
-from coder_eval.records.compact import report_copy
+from coder_eval.records.compact import HeldResults, report_copy
 from coder_eval.records.store import read_run_summary, read_task_results
 from coder_eval.suites import build_suite_rollups, suite_gate_entries
 
@@ -103,6 +103,11 @@ def test_builders_read_nothing_the_compact_copy_leaves_out(tmp_path: Path):
     new = _write_all(tmp_path / "compact", compact, _experiment(full))
     assert {"run.json", "run.md", "experiment.json", "junit.xml", "experiment.md"} <= set(old)
     assert old == new
+    held = HeldResults()  # what a local run holds: the compact copies, compressed, decoded at its end
+    for result in full:
+        held.append(result)
+    assert len(held) == len(full)
+    assert _write_all(tmp_path / "held", held.results(), _experiment(full)) == old
     rows = json.loads(old["run.json"])["task_results"]
     assert rows[0]["installed_tools"] == ["python:requests", "npm:x"] and rows[0]["expected_turns"] == 3
     assert rows[0]["visible_turns"] == 6 and rows[0]["total_turns"] == 8 and rows[0]["has_final_reply"] is False

@@ -11,6 +11,7 @@ read it. `tests/cli/test_compact_reports.py` checks the outputs are the same eit
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from coder_eval.models.results import EvaluationResult
@@ -70,3 +71,24 @@ def report_copy(result: EvaluationResult) -> EvaluationResult:
             "iterations": [_turn(t, i == len(turns) - 1) for i, t in enumerate(turns)],
         }
     )
+
+
+class HeldResults:
+    """The finished units of a run, each held as its compressed compact record until the run ends.
+
+    A unit's compact copy as Python objects is several kilobytes scattered among the unit's
+    short-lived objects; as compressed JSON it is one block of about a kilobyte. `results()`
+    decodes them all once, for the end-of-run builders.
+    """
+
+    def __init__(self) -> None:
+        self._held: list[bytes] = []
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def append(self, result: EvaluationResult) -> None:
+        self._held.append(zlib.compress(report_copy(result).model_dump_json(exclude_defaults=True).encode("utf-8"), 1))
+
+    def results(self) -> list[EvaluationResult]:
+        return [EvaluationResult.model_validate_json(zlib.decompress(held)) for held in self._held]
