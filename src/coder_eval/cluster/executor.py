@@ -23,6 +23,7 @@ from coder_eval.cluster.settings import RaySettings, ray_missing
 from coder_eval.cluster.transfer import unpack_unit
 from coder_eval.cluster.worker import UnitOutcome, WorkerJob, run_on_worker
 from coder_eval.errors import UsageError
+from coder_eval.records.compact import report_copy
 
 if TYPE_CHECKING:
     from coder_eval.engine.batch import BatchObserver
@@ -133,7 +134,7 @@ class _Session:
         self.finished(attempt.unit, outcome.result)
 
     def finished(self, unit: RunUnit, result: EvaluationResult) -> None:
-        self.results.append(result)
+        self.results.append(report_copy(result))  # the full record is on disk
         if self.observer is not None and self.observer.finished:
             self.observer.finished(unit, result)
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coder_eval.common.process import kill_running_commands
-from coder_eval.engine.finalize import held_copy
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
+from coder_eval.records.compact import HeldResults
 
 
 @dataclass
@@ -26,7 +26,7 @@ async def run_batch(
 ) -> list[EvaluationResult]:
     """Run `units`, at most `max_parallel` at a time. Cancellation stops the rest and kills running agents."""
     observer = observer or BatchObserver()
-    results: list[EvaluationResult] = []
+    held = HeldResults()  # the full record is on disk; this keeps what the reports read
     queue = iter(units)  # shared by the workers: each unit is taken by exactly one of them
 
     async def worker() -> None:
@@ -36,7 +36,7 @@ async def run_batch(
             if observer.started:
                 observer.started(unit)
             result = await run_unit(unit, options)
-            results.append(held_copy(result))  # the full record is on disk; keep memory per row small
+            held.append(result)
             if observer.finished:
                 observer.finished(unit, result)
 
@@ -49,4 +49,4 @@ async def run_batch(
         kill_running_commands()  # commands in worker threads would otherwise hold the interrupt up
         await asyncio.gather(*workers, return_exceptions=True)
         raise
-    return results
+    return held.results()

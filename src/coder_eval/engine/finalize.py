@@ -161,13 +161,3 @@ def write_records(out_dir: Path, result: EvaluationResult, log_text: str) -> Non
     """task.log first, task.json last: a task.json on disk means the unit is finished."""
     write_text_atomic(out_dir / TASK_LOG, log_text)  # the atomic writer redacts credentials
     write_text_atomic(out_dir / TASK_JSON, result.model_dump_json(indent=2))
-
-
-def held_copy(result: EvaluationResult) -> EvaluationResult:
-    """What a run keeps of a finished unit until its end-of-run reports: the record minus its
-    provenance (source text, lineage, row), which is on disk in task.json and read by no report.
-
-    The resolved task stays: the run.json row reads its run limits and sandbox tools from it.
-    """
-    config = result.task_config or {}
-    return result.model_copy(update={"task_config": {"resolved": config.get("resolved", {})}})

@@ -28,6 +28,7 @@ from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.records.atomic import write_text_atomic
+from coder_eval.records.compact import report_copy
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
 from coder_eval.sandbox.drivers import PreservationMode
 
@@ -186,7 +187,8 @@ def run_pipeline(
     if request.resume:
         clear_leftovers(run_dir)
         split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
-        units, prior = split.to_run, split.done + _regrade_owed(split.to_grade, run_dir)
+        done = split.done + _regrade_owed(split.to_grade, run_dir)
+        units, prior = split.to_run, [report_copy(r) for r in done]  # what the reports read
     if on_plan is not None:
         on_plan(len(units))
     _load_agents(units)
@@ -222,7 +224,7 @@ def run_pipeline(
         clear_leftovers(run_dir)
         from coder_eval.records.store import read_task_results
 
-        results, _ = read_task_results(run_dir) if not fresh else (prior + fresh, [])
+        results = [report_copy(r) for r in read_task_results(run_dir)[0]] if not fresh else prior + fresh
         summary = write_run_files(
             run_dir,
             results,
