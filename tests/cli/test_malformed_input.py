@@ -1036,7 +1036,8 @@ def test_reference_directory_that_cannot_be_copied_is_a_config_error() -> None:
         write_task(ws, VALID_HEAD + f"reference: {{directory: {proc_self}}}\n" + ONE_CRITERION)
         result = run_evaluate(ws)
         assert result.exit_code == 2
-        assert "reference.directory" in result.output and "cannot copy reference directory" in result.output
+        # /proc lies outside the task's tree: refused before any copy is tried
+        assert "reference.directory" in result.output and "outside the task's directory tree" in result.output
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
@@ -1048,3 +1049,13 @@ def test_workdir_holding_a_named_pipe_is_a_usage_error() -> None:
         result = invoke(["evaluate", str(ws.task_file), str(ws.workdir), "--run-dir", str(ws.run_dir)])
         assert result.exit_code == 2, result.output
         assert "is a named pipe" in result.output and "Internal error" not in result.output
+
+
+def test_evaluate_refuses_a_reference_outside_the_task_tree() -> None:
+    """Was: `evaluate` staged a reference of `../../..` by copying the host's file system."""
+    with workspace() as ws:
+        up = os.path.relpath("/", ws.task_file.parent)
+        write_task(ws, VALID_HEAD + f"reference: {{directory: {up}}}\n" + ONE_CRITERION)
+        result = run_evaluate(ws)
+        assert result.exit_code == 2
+        assert "reference.directory" in result.output and "outside the task's directory tree" in result.output

@@ -16,7 +16,7 @@ from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.provenance import environment_info, task_config_record
-from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
 from coder_eval.engine.report_files import write_run_files
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import UsageError
@@ -48,8 +48,7 @@ def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
 
 
 def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
-    reference = task.definition.reference
-    ref_dir = (task.task_dir / reference.directory) if reference else None
+    ref_dir = reference_source(task)
     with staged_reference(ref_dir, task_file=task.source_file) as (staged, digest):
         ctx = CheckContext(
             root=root,

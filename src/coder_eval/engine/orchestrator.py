@@ -29,7 +29,7 @@ from coder_eval.engine.judge_agent import JudgeAgentRunner
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
-from coder_eval.engine.reference import ReferenceTamperedError, staged_reference, verify_unchanged
+from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import task_view
@@ -119,8 +119,7 @@ def _checker(
 
 
 def _reference_dir(unit: RunUnit) -> Path | None:
-    definition = unit.task.definition
-    return unit.task.task_dir / definition.reference.directory if definition.reference else None
+    return reference_source(unit.task)
 
 
 def _share_task_dir(sandbox: Sandbox, unit: RunUnit, run_dir: Path) -> dict[str, str]:

@@ -3,31 +3,68 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder_eval.errors import TaskConfigError
+
+if TYPE_CHECKING:
+    from coder_eval.loading.loader import LoadedTask
+
+
+def reference_source(task: LoadedTask) -> Path | None:
+    """The task's reference directory, refused (TaskConfigError) when it leads out of the task's
+    tree without `sandbox.allow_host_paths` (the same rule `plan` applies)."""
+    from coder_eval.models.host_paths import confined
+
+    definition = task.definition
+    if definition.reference is None:
+        return None
+    raw = definition.reference.directory
+    _, why = confined(raw, task.task_dir, allow=definition.sandbox.allow_host_paths)
+    if why is not None:
+        raise TaskConfigError.single(task.source_file, f"reference directory {why}", "reference.directory", "")
+    return task.task_dir / raw
 
 
 class ReferenceTamperedError(Exception):
     """The staged reference changed between staging and grading."""
 
 
+MAX_REFERENCE_FILES = 20_000
+MAX_REFERENCE_BYTES = 512 * 1024 * 1024
+"""Bounds of a staged reference: a path that reaches a large host tree is refused, not copied."""
+
+
+class ReferenceTooLargeError(Exception):
+    """The reference directory holds more than a reference solution plausibly does."""
+
+
 def _copy_without_symlinks(src: Path, dst: Path) -> None:
-    for item in sorted(src.rglob("*")):
-        rel = item.relative_to(src)
-        if item.is_symlink() or ".git" in rel.parts:
-            continue
-        target = dst / rel
-        if item.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
-        elif item.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(item, target)
+    files = size = 0
+    for here, dirs, names in os.walk(src):
+        base = Path(here)
+        rel_dir = base.relative_to(src)
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not (base / d).is_symlink())
+        for d in dirs:
+            (dst / rel_dir / d).mkdir(parents=True, exist_ok=True)
+        for name in sorted(names):
+            item = base / name
+            if name == ".git" or item.is_symlink() or not item.is_file():
+                continue
+            files += 1
+            size += item.stat().st_size
+            if files > MAX_REFERENCE_FILES or size > MAX_REFERENCE_BYTES:
+                raise ReferenceTooLargeError(
+                    f"it holds over {MAX_REFERENCE_FILES} files or {MAX_REFERENCE_BYTES // 2**20} MiB"
+                )
+            shutil.copy2(item, dst / rel_dir / name)
 
 
 def tree_digest(root: Path) -> str:
@@ -63,6 +100,13 @@ def staged_reference(directory: Path | None, *, task_file: Path) -> Iterator[tup
         try:
             _copy_without_symlinks(directory, staged)
             digest = tree_digest(staged)
+        except ReferenceTooLargeError as exc:
+            raise TaskConfigError.single(
+                task_file,
+                f"reference directory {directory} is too large to stage ({exc})",
+                "reference.directory",
+                "point it at the reference solution's own directory",
+            ) from None
         except OSError as exc:  # an unreadable file, or a special tree such as /proc
             raise TaskConfigError.single(
                 task_file,

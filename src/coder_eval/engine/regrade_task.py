@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
 from coder_eval.engine.hooks import run_post
-from coder_eval.engine.reference import staged_reference
+from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import CoderEvalError
 from coder_eval.loading.loader import LoadedTask
@@ -98,7 +98,7 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
         task.definition.sandbox, task_dir=task.task_dir, task_file=task.source_file, artifacts_dir=workspace
     )
     sandbox.adopt(workspace)
-    ref_dir = task.task_dir / task.definition.reference.directory if task.definition.reference else None
+    ref_dir = reference_source(task)
     with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
         ctx = CheckContext(
             root=workspace,
