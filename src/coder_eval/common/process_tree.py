@@ -5,13 +5,29 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from pathlib import Path
+
+
+def read_proc(path: str) -> bytes:
+    """The whole of a /proc file, read with bare system calls (raises OSError when it is gone).
+
+    /proc is read several times per unit to find its processes; an ordinary buffered `open`
+    costs three more system calls per file (fstat, an isatty ioctl, lseek) and the Python
+    objects around them.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def cmdline(pid: int) -> str:
     """The command line of `pid` ("" when it is gone or unreadable)."""
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        return read_proc(f"/proc/{pid}/cmdline").replace(b"\0", b" ").decode("utf-8", "replace")
     except OSError:
         return ""
 
@@ -27,7 +43,7 @@ def children_map() -> dict[int, list[int]]:
         if not name.isdigit():
             continue
         try:
-            raw = Path(f"/proc/{name}/stat").read_bytes()
+            raw = read_proc(f"/proc/{name}/stat")
         except OSError:
             continue
         fields = raw.rsplit(b")", 1)[-1].split()

@@ -20,9 +20,8 @@ import os
 import secrets
 import signal
 import time
-from pathlib import Path
 
-from coder_eval.common.process_tree import children_map, descendants, send
+from coder_eval.common.process_tree import children_map, descendants, read_proc, send
 
 UNIT_TAG_VAR = "CODER_EVAL_UNIT_TAG"
 _PR_SET_CHILD_SUBREAPER = 36
@@ -53,7 +52,7 @@ def _children(pid: int) -> list[int] | None:
     found: list[int] = []
     for tid in tids:
         try:
-            found += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+            found += [int(c) for c in read_proc(f"/proc/{pid}/task/{tid}/children").split()]
         except FileNotFoundError:
             return None
         except OSError:
@@ -107,7 +106,7 @@ def tagged(tag: str | None, among: set[int] | None = None) -> set[int]:
         if pid == me:
             continue
         try:
-            data = Path(f"/proc/{pid}/environ").read_bytes() + b"\0"
+            data = read_proc(f"/proc/{pid}/environ") + b"\0"
         except OSError:  # gone, or another user's
             continue
         if _has(data, entry):
@@ -146,7 +145,7 @@ def reap(pids: set[int]) -> None:
 
 def _stat_fields(pid: int) -> list[bytes]:
     try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
+        raw = read_proc(f"/proc/{pid}/stat")
     except OSError:
         return []
     return raw.rsplit(b")", 1)[-1].split()

@@ -25,7 +25,6 @@ from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.hooks import run_post, run_pre
-from coder_eval.engine.judge_agent import JudgeAgentRunner
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
@@ -172,21 +171,32 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
         grader = partial(_grade_now, state, sandbox)
         await drive_agent(agent, state, stream, options.retry, grader)
     finally:
-        await asyncio.to_thread(agent.kill_sync)
+        if type(agent).kill_sync is not Agent.kill_sync:  # an agent without processes needs no thread hop
+            await asyncio.to_thread(agent.kill_sync)
         await agent.stop()
         if link is not None:
             link.finish(state.phase, state.env_info, state.log)
 
 
+def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions) -> str | None:
+    """The record directory, the sandbox and pre_run, in one worker-thread hop; pre_run's failure, if any.
+
+    pre_run commands are bounded by the deadline inside the environment, so this thread returns by
+    then and its results are kept (cancelling the await would leave the thread running).
+    """
+    _fresh_dir(state.unit.directory(options.run_dir))
+    sandbox.setup()
+    state.log.add(f"sandbox ready at {sandbox.workspace}")
+    if not state.unit.task.definition.pre_run:
+        return None
+    state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
+    return failure
+
+
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
-    definition = state.unit.task.definition
-    failure = None
-    if definition.pre_run:
-        # pre_run commands are bounded by the deadline inside the environment, so this thread returns
-        # by then and its results are kept (cancelling the await would leave the thread running).
-        state.pre_run, failure = await asyncio.to_thread(_pre_run, state, sandbox, options.run_dir)
-        if state.timed_out("pre_run"):
-            return
+    failure = await asyncio.to_thread(_prepare_and_pre_run, state, sandbox, options)
+    if state.unit.task.definition.pre_run and state.timed_out("pre_run"):
+        return
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
@@ -254,20 +264,35 @@ def _grade_shared(
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
-    state.judges.agent_runner = JudgeAgentRunner(sandbox, state.judges, state.unit.task_id)
+    if any(c.type == "agent_judge" for c in state.unit.task.definition.success_criteria):
+        from coder_eval.engine.judge_agent import JudgeAgentRunner  # Claude Code's modules, only when judged by it
+
+        state.judges.agent_runner = JudgeAgentRunner(sandbox, state.judges, state.unit.task_id)
     await _pre_and_agent(state, sandbox, options)
-    # The agent phase is over: end every process it left (detached ones too) before the reference
-    # exists anywhere.
-    await asyncio.to_thread(sandbox.kill_processes)
+    await asyncio.to_thread(_stage_and_grade, state, sandbox, options)
+
+
+def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
+    """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
+    # Every process the agent left (detached ones too) ends before the reference exists anywhere.
+    sandbox.kill_processes()
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
-        state.judges.reference_dir = reference
-        await asyncio.to_thread(_grade, state, sandbox, reference, digest, options)
+        if state.judges is not None:
+            state.judges.reference_dir = reference
+        _grade(state, sandbox, reference, digest, options)
 
 
-def _finish_and_scan(sandbox: Sandbox) -> tuple[Path | None, list[str]]:
-    """End the unit's processes, preserve or drop the workspace, scan what was kept for credentials."""
-    kept = sandbox.finish()
-    return kept, scan_artifacts(kept)
+def _finish_and_record(
+    state: UnitState, sandbox: Sandbox | None, options: RunOptions, out_dir: Path, record: dict[str, Any]
+) -> EvaluationResult:
+    """End the unit's processes, keep or drop the workspace, scan what was kept, write the record (one hop)."""
+    if sandbox is not None and sandbox.root is not None:
+        # every process of the unit is gone (finish kills them) before the record is written
+        state.sandbox_path = sandbox.finish()
+        state.secret_hits = scan_artifacts(state.sandbox_path)
+        if state.secret_hits:
+            state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
+    return build_result(state, options, out_dir, record)
 
 
 def _tools(unit: RunUnit) -> tuple[str, ...]:
@@ -317,12 +342,6 @@ def _fresh_dir(path: Path) -> None:
         path.mkdir(parents=True)
 
 
-def _prepare(sandbox: Sandbox, out_dir: Path) -> None:
-    """The unit's record directory, then its sandbox (one worker-thread hop)."""
-    _fresh_dir(out_dir)
-    sandbox.setup()
-
-
 async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     """Run one unit and write its task.json and task.log. Never raises for task-level problems."""
     out_dir = unit.directory(options.run_dir)
@@ -348,8 +367,6 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             tools=_tools(unit),
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
-        await asyncio.to_thread(_prepare, sandbox, out_dir)
-        state.log.add(f"sandbox ready at {sandbox.workspace}")
         await _run_in_sandbox(state, sandbox, options)
     except BuildFailedError as exc:
         state.fail(FinalStatus.BUILD_FAILED, f"{exc}; last lines of the build log:\n{exc.log}")
@@ -364,10 +381,5 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     finally:
         if watchdog is not None:
             watchdog.cancel()
-        if sandbox is not None and sandbox.root is not None:
-            # every process of the unit is gone (finish kills them) before the record is written
-            state.sandbox_path, state.secret_hits = await asyncio.to_thread(_finish_and_scan, sandbox)
-            if state.secret_hits:
-                state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
     record = {**task_config_record(unit.task), "lineage": unit.lineage}
-    return await asyncio.to_thread(build_result, state, options, out_dir, record)
+    return await asyncio.to_thread(_finish_and_record, state, sandbox, options, out_dir, record)

@@ -12,6 +12,7 @@ from typing import Any
 
 from coder_eval import __version__
 from coder_eval.loading.loader import LoadedTask
+from coder_eval.models.task import TaskDefinition
 
 
 def environment_info() -> dict[str, Any]:
@@ -65,11 +66,28 @@ def _resolved_path(path: Path, cwd: str) -> str:
     return str(path.resolve())
 
 
+_dumped: dict[int, tuple[TaskDefinition, dict[str, Any]]] = {}
+"""id(definition) -> (definition, its JSON form): dataset rows that share one validated definition
+dump it once. Bounded; holding the definition keeps its id from being reused while cached."""
+
+
+def _resolved(definition: TaskDefinition) -> dict[str, Any]:
+    """The definition's explicitly set fields as JSON values (shared between the records using it: read only)."""
+    hit = _dumped.get(id(definition))
+    if hit is not None and hit[0] is definition:
+        return hit[1]
+    dumped = definition.model_dump(mode="json", exclude_unset=True)
+    if len(_dumped) >= 64:
+        _dumped.clear()
+    _dumped[id(definition)] = (definition, dumped)
+    return dumped
+
+
 def task_config_record(task: LoadedTask) -> dict[str, Any]:
     """The task as resolved (explicitly set fields only), its source YAML, its source file and dataset row."""
     text, digest = _source(task.source_file)
     record: dict[str, Any] = {
-        "resolved": task.definition.model_dump(mode="json", exclude_unset=True),
+        "resolved": _resolved(task.definition),
         "source_yaml": _source_yaml(text, row=task.row_id is not None),
         "source_file": _resolved_path(task.source_file, os.getcwd()),
         "source_sha256": digest,

@@ -16,7 +16,8 @@ class TaskLog:
         self.lines: list[str] = []
 
     def add(self, message: str) -> None:
-        stamp = datetime.now(UTC).strftime("%H:%M:%S.%f")[:-3]
+        now = datetime.now(UTC)
+        stamp = f"{now.hour:02d}:{now.minute:02d}:{now.second:02d}.{now.microsecond // 1000:03d}"
         for i, line in enumerate(message.splitlines() or [""]):
             self.lines.append(f"{stamp} {line}" if i == 0 else f"{' ' * len(stamp)} {line}")
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -106,6 +104,9 @@ def _parse_anthropic(data: dict[str, Any], model: str) -> ModelAnswer:
 
 
 def _post_json(url: str, body: dict[str, Any], headers: dict[str, str], timeout: float) -> dict[str, Any]:
+    import urllib.error  # the HTTP client's imports are paid only by a run that calls a judge
+    import urllib.request
+
     data = json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers={"content-type": "application/json", **headers})
     try:
