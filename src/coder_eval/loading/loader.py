@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,13 @@ class LoadedTask:
 
     @cached_property
     def task_dir(self) -> Path:
-        return self.source_file.parent.resolve()
+        return _resolved_parent(self.source_file)
+
+
+@lru_cache(maxsize=256)
+def _resolved_parent(source_file: Path) -> Path:
+    """The task file's directory, resolved once per file (each row of a dataset would resolve it again)."""
+    return source_file.parent.resolve()
 
 
 @dataclass

@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -21,6 +21,7 @@ from coder_eval.common.secrets import scrub_env
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, Launch
+from coder_eval.sandbox.home_pool import give_back, take_home
 
 
 class HostEnvironment:
@@ -34,10 +35,12 @@ class HostEnvironment:
         finish: Finisher | None = None,
         home: Path | None = None,
         passthrough: list[str] | None = None,
+        recycle_home: Callable[[Path], None] | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._home = (home or Path(tempfile.mkdtemp(prefix="coder-eval-home-"))).resolve()
         (self._home / "tmp").mkdir(parents=True, exist_ok=True)
+        self._recycle_home = recycle_home
         if base_env is None:
             self._base = allowlisted_env(passthrough=passthrough or (), home=str(self._home))
         else:  # a trusted caller's own environment (re-grading reuses the original one)
@@ -147,7 +150,10 @@ class HostEnvironment:
 
     def finish(self) -> Path | None:
         self.kill_all()
-        shutil.rmtree(self._home, ignore_errors=True)
+        if self._recycle_home is not None:
+            self._recycle_home(self._home)
+        else:
+            shutil.rmtree(self._home, ignore_errors=True)
         return self._finisher(self._workspace) if self._finisher is not None else self._workspace
 
 
@@ -180,10 +186,15 @@ class TempdirDriver:
     def create(self, request: SandboxRequest) -> HostEnvironment:
         workspace = self.new_workspace(request)
         finisher = Finisher(request.artifacts_dir, request.mode)
-        home = Path(tempfile.mkdtemp(prefix="home-", dir=request.scratch))
-        passthrough = request.config.passthrough()
+        scratch = request.scratch
+        home = take_home(scratch)
         return HostEnvironment(
-            workspace, base_env=request.base_env, finish=finisher, home=home, passthrough=passthrough
+            workspace,
+            base_env=request.base_env,
+            finish=finisher,
+            home=home,
+            passthrough=request.config.passthrough(),
+            recycle_home=lambda used: give_back(used, scratch),
         )
 
     @staticmethod
