@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from coder_eval.common.shared_cache import SharedDerived
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import total_usage
 from coder_eval.engine.fingerprint import unit_fingerprint
@@ -100,12 +101,15 @@ def _spend_usage(state: UnitState, purpose: Literal["judge", "simulator"]) -> To
     )
 
 
+_agent_dumps: SharedDerived[dict[str, Any]] = SharedDerived()
+
+
 def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_config: dict[str, Any]) -> EvaluationResult:
     unit, turns = state.unit, state.phase.turns
     status, score = decide_status(state, options)
     expected, efficiency = _efficiency(state, state.grade)
     models = [t.model_used for t in turns if t.model_used]
-    agent_dump = unit.agent.model_dump(mode="json")
+    agent_dump = _agent_dumps.get(unit.agent, compute=lambda: unit.agent.model_dump(mode="json"))
     if state.judges is not None:
         state.env_info.update(state.judges.info)
     result = EvaluationResult(

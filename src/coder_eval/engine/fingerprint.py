@@ -11,7 +11,10 @@ import hashlib
 import json
 from typing import Any
 
+from coder_eval.common.shared_cache import SharedDerived
 from coder_eval.engine.units import RunUnit
+from coder_eval.models.agent import BaseAgentConfig
+from coder_eval.models.task import TaskDefinition
 
 
 def _digest(value: Any) -> str:
@@ -19,29 +22,21 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-_known: dict[tuple[int, int], tuple[object, object, dict[str, str]]] = {}
-"""(id(definition), id(agent)) -> their digests: the rows of a dataset share one definition and
-one agent, so they are digested once. Bounded; holding both objects keeps their ids from being
-reused while cached."""
+_digests: SharedDerived[dict[str, str]] = SharedDerived()
 
 
-def _config_digests(unit: RunUnit) -> dict[str, str]:
-    definition, agent = unit.task.definition, unit.agent
-    hit = _known.get((id(definition), id(agent)))
-    if hit is not None and hit[0] is definition and hit[1] is agent:
-        return hit[2]
+def _config_digests(definition: TaskDefinition, agent: BaseAgentConfig) -> dict[str, str]:
     resolved = definition.model_dump(mode="json", exclude={"agent"})
     fields = {name: _digest(value) for name, value in resolved.items()}
     fields["agent"] = _digest(agent.model_dump(mode="json"))
-    if len(_known) >= 64:
-        _known.clear()
-    _known[(id(definition), id(agent))] = (definition, agent, fields)
     return fields
 
 
 def unit_fingerprint(unit: RunUnit) -> dict[str, str]:
     """Field name -> digest of the resolved task (its agent as this unit runs it) and dataset row."""
-    return {**_config_digests(unit), "row": _digest(unit.task.row)}
+    definition, agent = unit.task.definition, unit.agent
+    shared = _digests.get(definition, agent, compute=lambda: _config_digests(definition, agent))
+    return {**shared, "row": _digest(unit.task.row)}
 
 
 def changed_fields(recorded: dict[str, str] | None, current: dict[str, str]) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval import __version__
+from coder_eval.common.shared_cache import SharedDerived
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.task import TaskDefinition
 
@@ -66,21 +67,12 @@ def _resolved_path(path: Path, cwd: str) -> str:
     return str(path.resolve())
 
 
-_dumped: dict[int, tuple[TaskDefinition, dict[str, Any]]] = {}
-"""id(definition) -> (definition, its JSON form): dataset rows that share one validated definition
-dump it once. Bounded; holding the definition keeps its id from being reused while cached."""
+_dumps: SharedDerived[dict[str, Any]] = SharedDerived()
 
 
 def _resolved(definition: TaskDefinition) -> dict[str, Any]:
-    """The definition's explicitly set fields as JSON values (shared between the records using it: read only)."""
-    hit = _dumped.get(id(definition))
-    if hit is not None and hit[0] is definition:
-        return hit[1]
-    dumped = definition.model_dump(mode="json", exclude_unset=True)
-    if len(_dumped) >= 64:
-        _dumped.clear()
-    _dumped[id(definition)] = (definition, dumped)
-    return dumped
+    """The definition's explicitly set fields as JSON values (one shared, read-only dict per definition)."""
+    return _dumps.get(definition, compute=lambda: definition.model_dump(mode="json", exclude_unset=True))
 
 
 def task_config_record(task: LoadedTask) -> dict[str, Any]:
