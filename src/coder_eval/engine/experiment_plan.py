@@ -16,6 +16,7 @@ from coder_eval.errors import TaskConfigError
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, parse_agent_config
 from coder_eval.models.experiment import ExperimentDefinition, ExperimentVariant
+from coder_eval.models.task import TaskDefinition
 
 
 @dataclass
@@ -46,13 +47,13 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
     exp_dir = experiment.source_file.parent if experiment.source_file else base
     plan = ExperimentPlan(experiment)
     for variant in experiment.variants:
-        first_row: dict[Path, ResolvedTask] = {}
+        first_row: dict[Path, tuple[ResolvedTask, TaskDefinition]] = {}  # resolved, and as loaded
         prompts: dict[str | None, str | None] = {}  # a row's prompt -> the variant's prompt for it
         for task in tasks:
             try:
                 if task.suite_id is not None and task.source_file in first_row:
                     resolved = _like_first_row(
-                        first_row[task.source_file], task, experiment, variant, baseline, exp_dir, prompts
+                        *first_row[task.source_file], task, experiment, variant, baseline, exp_dir, prompts
                     )
                 else:
                     resolved = resolve_task(
@@ -65,7 +66,7 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
                         cli_repeats=inputs.repeats,
                     )
                     if task.suite_id is not None:
-                        first_row[task.source_file] = resolved
+                        first_row[task.source_file] = (resolved, task.definition)
             except TaskConfigError as exc:
                 plan.errors.append(exc)
                 continue
@@ -85,6 +86,7 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
 
 def _like_first_row(
     first: ResolvedTask,
+    first_loaded: TaskDefinition,
     task: LoadedTask,
     experiment: ExperimentDefinition,
     variant: ExperimentVariant,
@@ -94,7 +96,12 @@ def _like_first_row(
 ) -> ResolvedTask:
     """Rows of one dataset differ only in prompt and criteria, so they share the first row's resolution.
 
-    `prompts` remembers the variant's prompt per row prompt (rows often share one)."""
+    `prompts` remembers the variant's prompt per row prompt (rows often share one). A row loaded as
+    the very definition the first row was (the loader shares it between rows that equal the
+    template) shares the first row's resolved definition too, so what units derive from it is
+    computed once."""
+    if task.definition is first_loaded:
+        return replace(first, row_id=task.row_id, row=task.row)
     own = task.definition.initial_prompt
     if own not in prompts:
         prompts[own] = resolve_prompt(
