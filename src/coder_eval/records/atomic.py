@@ -26,13 +26,16 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False, redact: b
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    data = memoryview(text.encode("utf-8"))
     fd = os.open(tmp, flags, 0o644)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
+        try:
+            while data:  # bare writes: a buffered text file around one write costs more than the write
+                data = data[os.write(fd, data) :]
             if durable:
-                os.fsync(fh.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

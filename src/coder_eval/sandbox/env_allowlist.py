@@ -52,8 +52,10 @@ def allowlisted_env(
     subdirectory TMPDIR.
     """
     src = os.environ if source is None else source
-    wanted = set(ALWAYS) | set(NETWORK_CONFIG) | set(passthrough)
-    env = {k: v for k, v in src.items() if k in wanted or k.startswith("LC_")}
+    # Look the wanted names up rather than walking every variable: os.environ decodes each one it
+    # yields, and this runs for every unit.
+    env = {k: src[k] for k in dict.fromkeys((*ALWAYS, *NETWORK_CONFIG, *passthrough)) if k in src}
+    env.update({k: src[k] for k in src if k.startswith("LC_")})
     env.setdefault("PATH", FALLBACK_PATH)
     if home is not None:
         env["HOME"] = home
