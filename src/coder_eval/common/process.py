@@ -88,7 +88,7 @@ def run_process(
             started.add(proc.pid)
         timed_out = False
         _live_groups.add(proc.pid)
-        if not _exits_within(proc, timeout):
+        if not exits_within(proc, timeout):
             timed_out = True
             kill_group(proc.pid)
         proc.wait()
@@ -108,20 +108,34 @@ def run_process(
     )
 
 
-def _exits_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+def exits_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
     """Whether `proc` exits within `timeout` seconds, woken the moment it does.
 
     `Popen.wait(timeout=...)` polls with sleeps of up to 50 ms, which adds milliseconds to every
     short command; a pidfd (Linux 5.3+) becomes readable exactly when the process exits.
     """
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # another OS, an old kernel, or the process is already reaped
+    exited = pid_exits_within(proc.pid, timeout)
+    if exited is None:  # no pidfd here: fall back to Popen's own polling
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return False
         return True
+    return exited or proc.poll() is not None
+
+
+def pid_exits_within(pid: int, timeout: float) -> bool | None:
+    """Whether process `pid` (a child of ours, not yet reaped) exits within `timeout` seconds.
+
+    Does not reap it. None when the kernel or platform cannot say (no pidfd); a pid that is
+    already gone counts as exited.
+    """
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    except (AttributeError, OSError):
+        return None
     try:
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
@@ -129,7 +143,7 @@ def _exits_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                return proc.poll() is not None
+                return False
             if poller.poll(min(left * 1000, 2**31 - 1)):
                 return True
     finally:

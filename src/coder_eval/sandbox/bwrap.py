@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
+from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, pid_exits_within
 from coder_eval.common.reaper import children_of, own_descendants, subtree
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
@@ -281,7 +281,7 @@ def _reap_init(pid: int) -> None:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 5
-        time.sleep(0.005)
+        pid_exits_within(pid, 0.005)  # returns as soon as the init exits
 
 
 def _children(pid: int) -> list[int]:

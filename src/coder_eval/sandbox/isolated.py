@@ -20,6 +20,7 @@ from abc import abstractmethod
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit, urlunsplit
 
+from coder_eval.common.process import exits_within
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
 from coder_eval.sandbox.drivers import SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
@@ -142,11 +143,9 @@ class IsolatedEnvironment(HostEnvironment):
         proc, self.holder = self.holder, None
         if proc.stdin is not None:
             proc.stdin.close()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
+        if not exits_within(proc, 5):  # woken as it exits, not on Popen's polling schedule
             proc.kill()
-            proc.wait()
+        proc.wait()
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
