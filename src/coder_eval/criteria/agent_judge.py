@@ -9,7 +9,7 @@ verdict, a malformed score, a timeout, a crash, a judge that could not start) sc
 from __future__ import annotations
 
 from coder_eval.criteria.base import CheckContext, Criterion
-from coder_eval.criteria.judge_call import JudgeExchange, persist_transcript
+from coder_eval.criteria.judge_call import JudgeExchange, JudgeOutcome, judged_result
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.judges.prompt import judge_context
 from coder_eval.judges.scrub import ReferenceScrubber
@@ -17,7 +17,7 @@ from coder_eval.judges.services import JudgeAgentRequest, JudgeAgentRun
 from coder_eval.judges.transcript import JudgeTranscript
 from coder_eval.judges.verdict import VerdictError, verdict_from_text
 from coder_eval.models.criteria_judges import DEFAULT_JUDGE_MODEL, AgentJudgeCriterion
-from coder_eval.models.results import CriterionResult, JudgeCriterionResult
+from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TokenUsage
 
 VERDICT_INSTRUCTION = "End with one final message that is only a JSON object"
@@ -96,26 +96,13 @@ class AgentJudge(Criterion[AgentJudgeCriterion]):
                 error = str(exc)
                 if run.max_turns_hit:
                     error += f" (it stopped at max_turns: {spec.max_turns})"
-        t.error = error
-        path = persist_transcript(spec, ctx, exchange)
-        scrub = exchange.scrub
-        assert scrub is not None
         calls = len(run.tool_calls)
         usage_note = (
             f"judge agent: {calls} tool call{'' if calls == 1 else 's'}, {run.input_tokens} input / "
             f"{run.output_tokens} output tokens, {run.duration_seconds:.1f} s"
         )
-        details = "; ".join(p for p in [rationale, *exchange.notes, usage_note] if p)
-        return self.result(
-            spec,
-            score,
-            details=scrub(details),
-            error=scrub(error) if error else None,
-            cls=JudgeCriterionResult,
-            findings=[scrub(rationale)] if rationale else [],
-            token_usage=TokenUsage(
-                uncached_input_tokens=run.input_tokens, output_tokens=run.output_tokens, total_cost_usd=run.cost_usd
-            ),
-            transcript_path=path,
-            duration_seconds=run.duration_seconds,
+        usage = TokenUsage(
+            uncached_input_tokens=run.input_tokens, output_tokens=run.output_tokens, total_cost_usd=run.cost_usd
         )
+        outcome = JudgeOutcome(score, rationale, error, usage, run.duration_seconds, notes=[usage_note])
+        return judged_result(self, spec, ctx, exchange, outcome)

@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from coder_eval.criteria.base import CheckContext
+from coder_eval.criteria.base import CheckContext, Criterion
 from coder_eval.judges.prompt import judge_context
 from coder_eval.judges.scrub import ReferenceScrubber
 from coder_eval.judges.transcript import JudgeTranscript, write_transcript
 from coder_eval.judges.transport import ForcedTool, JudgeCallError, JudgeUnavailableError, ModelCall
 from coder_eval.judges.verdict import VerdictError, forced_verdict
 from coder_eval.models.criteria_judges import JudgeContextFields
+from coder_eval.models.results import CriterionResult, JudgeCriterionResult
+from coder_eval.models.telemetry import TokenUsage
 
 
 @dataclass
@@ -111,6 +113,43 @@ def persist_transcript(spec: JudgeContextFields, ctx: CheckContext, exchange: Ju
         }
     )
     return write_transcript(services.out_dir, clean, spec.max_transcript_chars)
+
+
+@dataclass
+class JudgeOutcome:
+    """What a judge criterion decided, and what it cost, before it becomes a result."""
+
+    score: float
+    rationale: str
+    error: str | None
+    usage: TokenUsage
+    duration_seconds: float
+    notes: list[str] = field(default_factory=list)
+    """Lines added to the details after the rationale and the exchange's own notes."""
+
+
+JudgeSpec = TypeVar("JudgeSpec", bound=JudgeContextFields)
+
+
+def judged_result(
+    criterion: Criterion[JudgeSpec], spec: JudgeSpec, ctx: CheckContext, exchange: JudgeExchange, outcome: JudgeOutcome
+) -> CriterionResult:
+    """The criterion's result: transcript persisted, every text scrubbed of the reference, usage and timing kept."""
+    exchange.transcript.error = outcome.error
+    path = persist_transcript(spec, ctx, exchange)
+    scrub = exchange.scrub or ReferenceScrubber(ctx.reference_dir)
+    details = "; ".join(p for p in [outcome.rationale, *exchange.notes, *outcome.notes] if p)
+    return criterion.result(
+        spec,
+        outcome.score,
+        details=scrub(details),
+        error=scrub(outcome.error) if outcome.error else None,
+        cls=JudgeCriterionResult,
+        findings=[scrub(outcome.rationale)] if outcome.rationale else [],
+        token_usage=outcome.usage,
+        transcript_path=path,
+        duration_seconds=outcome.duration_seconds,
+    )
 
 
 JUDGE_SYSTEM = (

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from coder_eval.criteria.base import CheckContext, Criterion
-from coder_eval.criteria.judge_call import JUDGE_SYSTEM, ask_judge, persist_transcript
+from coder_eval.criteria.judge_call import JUDGE_SYSTEM, JudgeOutcome, ask_judge, judged_result
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.judges.transport import ForcedTool
 from coder_eval.judges.verdict import VERDICT_SCHEMA, VERDICT_TOOL, VerdictError, verdict_from_args
 from coder_eval.models.criteria_judges import DEFAULT_JUDGE_MODEL, LlmJudgeCriterion
-from coder_eval.models.results import CriterionResult, JudgeCriterionResult
+from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TokenUsage
 
 _TOOL = ForcedTool(VERDICT_TOOL, "Submit the grade: a score from 0.0 to 1.0 and a short rationale.", VERDICT_SCHEMA)
@@ -42,22 +42,10 @@ class LlmJudge(Criterion[LlmJudgeCriterion]):
                 score, rationale = verdict.score, verdict.rationale
             except VerdictError as exc:
                 error = str(exc)
-        exchange.transcript.error = error
-        path = persist_transcript(spec, ctx, exchange)
-        scrub = exchange.scrub
-        assert scrub is not None
         t = exchange.transcript
-        details = "; ".join(p for p in [rationale, *exchange.notes] if p)
-        return self.result(
-            spec,
-            score,
-            details=scrub(details),
-            error=scrub(error) if error else None,
-            cls=JudgeCriterionResult,
-            findings=[scrub(rationale)] if rationale else [],
-            token_usage=TokenUsage(
-                uncached_input_tokens=t.input_tokens, output_tokens=t.output_tokens, total_cost_usd=t.cost_usd
-            ),
-            transcript_path=path,
-            duration_seconds=t.duration_seconds,
+        usage = TokenUsage(
+            uncached_input_tokens=t.input_tokens, output_tokens=t.output_tokens, total_cost_usd=t.cost_usd
+        )
+        return judged_result(
+            self, spec, ctx, exchange, JudgeOutcome(score, rationale, error, usage, t.duration_seconds)
         )
