@@ -85,3 +85,16 @@ def test_spares_are_bounded(tmp_path: Path) -> None:
     for home in homes:
         give_back(home, scratch)
     assert sum(1 for h in homes if h.exists()) == home_pool.SPARE_LIMIT
+
+
+def test_a_spare_written_to_after_it_was_emptied_is_not_handed_out(tmp_path: Path) -> None:
+    """A process left over from an earlier unit that writes into the spare home makes it unusable."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    home = take_home(scratch)
+    give_back(home, scratch)
+    (home / "tmp" / "late.log").write_text("written after the unit ended")
+    fresh = take_home(scratch)
+    assert fresh != home
+    assert not home.exists()
+    assert os.listdir(fresh) == ["tmp"] and os.listdir(fresh / "tmp") == []

@@ -30,10 +30,13 @@ def take_home(scratch: Path | None) -> Path:
     if scratch is not None:
         with _lock:
             spares = _spares.get(scratch, [])
-            while spares:
-                home = spares.pop()
-                if _is_own_dir(home) and _is_own_dir(home / "tmp"):
-                    return home
+            taken = spares.pop() if spares else None
+        while taken is not None:
+            if _still_empty(taken):  # nothing (a leftover process of an earlier unit, say) wrote in since
+                return taken
+            shutil.rmtree(taken, ignore_errors=True)
+            with _lock:
+                taken = spares.pop() if spares else None
     home = Path(tempfile.mkdtemp(prefix="home-", dir=scratch))
     (home / "tmp").mkdir(mode=0o700)
     return home
@@ -51,6 +54,18 @@ def give_back(home: Path, scratch: Path | None) -> None:
             _spares.setdefault(scratch, []).append(home)
         return
     shutil.rmtree(home, ignore_errors=True)
+
+
+def _still_empty(home: Path) -> bool:
+    try:
+        return (
+            _is_own_dir(home)
+            and _is_own_dir(home / "tmp")
+            and os.listdir(home) == ["tmp"]
+            and not os.listdir(home / "tmp")
+        )
+    except OSError:
+        return False
 
 
 def _is_own_dir(path: Path) -> bool:
