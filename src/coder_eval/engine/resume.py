@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,7 @@ from coder_eval.engine.units import RunUnit
 from coder_eval.errors import RecordError, UsageError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
-from coder_eval.records.layout import SCRATCH_DIR, TASK_JSON
+from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR, TASK_JSON
 from coder_eval.records.store import read_task_result
 
 
@@ -72,6 +73,12 @@ def clear_leftovers(run_dir: Path) -> None:
 
     remove_views()
     shutil.rmtree(run_dir / SCRATCH_DIR, ignore_errors=True)
-    for tmp in run_dir.rglob(".*.tmp"):
-        if tmp.is_file():
-            tmp.unlink(missing_ok=True)
+    # Half-written records (`.name.<hex>.tmp`) sit beside records, never inside a preserved
+    # workspace, so those (which can hold whole dependency trees) are not walked.
+    for root, dirs, files in os.walk(run_dir):
+        dirs[:] = [d for d in dirs if d not in (ARTIFACTS_DIR, SCRATCH_DIR)]
+        for name in files:
+            if name.startswith(".") and name.endswith(".tmp"):
+                tmp = Path(root, name)
+                if tmp.is_file() and not tmp.is_symlink():
+                    tmp.unlink(missing_ok=True)
