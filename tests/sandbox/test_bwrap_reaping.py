@@ -66,4 +66,6 @@ def _bwrap_usable() -> bool:
 def test_units_leave_no_zombies(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "0"
+    # The availability probe's init may still be a zombie when counting starts and be collected by
+    # the units' reaping, so fewer zombies than before is fine; more is the leak this guards against.
+    assert int(proc.stdout.strip()) <= 0
