@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 from coder_eval.common.secrets import Redactor
@@ -19,8 +20,16 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False, redact: b
     write, and a symlinked destination is refused. Unless `redact` is False, credentials
     (see common/secrets) are redacted first: every record, log and report goes through here.
     """
-    if redact:
-        text = Redactor()(text)
+    write_chunks_atomic(path, (text,), durable=durable, redact=redact)
+
+
+def write_chunks_atomic(path: Path, chunks: Iterable[str], *, durable: bool = False, redact: bool = True) -> None:
+    """`write_text_atomic` of the text `chunks` join to, written as they come (nothing holds it whole).
+
+    Each chunk is redacted on its own, so a caller cuts them where no credential can straddle
+    two: whole rows, whole sections.
+    """
+    redactor = Redactor() if redact else None
     if path.is_symlink():
         raise RecordError(f"refusing to write {path}: it is a symlink")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -29,7 +38,8 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False, redact: b
     fd = os.open(tmp, flags, 0o644)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            for chunk in chunks:
+                fh.write(redactor(chunk) if redactor is not None else chunk)
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())

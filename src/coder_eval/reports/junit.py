@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from coder_eval.common.spool import TextSpool
 from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
 from coder_eval.models.run import RunSummary
 from coder_eval.reports.format import (
@@ -44,32 +45,122 @@ def render_junit(
     suite_gates: list[SuiteGate] | None = None,
 ) -> str:
     """The run as a JUnit document. `results` maps a row index in `summary.task_results` to its task."""
-    root = ET.Element("testsuites", {"name": "coder-eval"})
-    note = summary.progress_note()
-    if note:  # CI readers see a partial run as an error, not as a short green report
-        suite = _testsuite(root, "run")
-        case = ET.SubElement(suite, "testcase", {"classname": "coder_eval.run", "name": "run-completed", "time": "0"})
-        ET.SubElement(case, "error", {"message": xml_safe(note), "type": "interrupted"}).text = xml_safe(note)
     by_variant: dict[str, list[int]] = {}
     for index, row in enumerate(summary.task_results):
         by_variant.setdefault(str(row.get("variant_id", "default")), []).append(index)
-    for variant, indices in by_variant.items():
-        suite = _testsuite(root, variant)
-        for index in indices:
-            _add_task_case(suite, summary.task_results[index], results.get(index))
-    if suite_gates:
-        suite = _testsuite(root, SUITE_GATES)
-        for suite_id, passed, detail in sorted(suite_gates):
-            _add_gate_case(suite, suite_id, passed=passed, detail=detail)
-    if summary.skipped_tasks:
-        suite = _testsuite(root, SKIPPED_TASKS)
-        for skipped in summary.skipped_tasks:
-            attrs = {"classname": "coder_eval.skipped", "name": xml_safe(skipped.path), "time": _seconds(0.0)}
-            case = ET.SubElement(suite, "testcase", attrs)
-            ET.SubElement(case, "skipped", {"message": xml_safe(truncate(skipped.reason, MESSAGE_LIMIT))})
-    _total_up(root, summary.total_duration_seconds)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    cases = ((summary.task_results[i], results.get(i)) for indices in by_variant.values() for i in indices)
+    return "".join(junit_chunks(summary, cases, suite_gates=suite_gates))
+
+
+_XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_TOTALS = ("tests", "failures", "errors", "skipped")
+
+
+def junit_chunks(
+    summary: RunSummary,
+    cases: Iterable[tuple[Mapping[str, Any], EvaluationResult | None]],
+    *,
+    suite_gates: list[SuiteGate] | None = None,
+) -> Iterator[str]:
+    """The JUnit document in pieces, one test case at a time, from (row, its task or None) pairs.
+
+    A variant's rows must come together (run.json's row order has them so). The counts of a
+    suite and of the document precede their cases, so the cases wait in spools until they are
+    known; the pieces joined are what `ElementTree` gives for the whole tree, indented.
+    """
+    with TextSpool() as suites, TextSpool() as current:
+        document = _Totals()
+        suite: _Totals | None = None
+        variant: str | None = None
+
+        def close_suite() -> None:
+            if suite is not None:
+                _spool_suite(suites, suite, current)
+                document.add(suite)
+
+        note = summary.progress_note()
+        if note:  # CI readers see a partial run as an error, not as a short green report
+            case = ET.Element("testcase", {"classname": "coder_eval.run", "name": "run-completed", "time": "0"})
+            ET.SubElement(case, "error", {"message": xml_safe(note), "type": "interrupted"}).text = xml_safe(note)
+            suite = _Totals("run")
+            suite.add_case(case, current)
+        for row, result in cases:
+            name = str(row.get("variant_id", "default"))
+            if suite is None or variant != name:
+                close_suite()
+                suite, variant = _Totals(name), name
+            holder = ET.Element("testsuite")
+            _add_task_case(holder, row, result)
+            suite.add_case(holder[0], current)
+        close_suite()
+        suite = None
+        if suite_gates:
+            suite = _Totals(SUITE_GATES)
+            for suite_id, passed, detail in sorted(suite_gates):
+                holder = ET.Element("testsuite")
+                _add_gate_case(holder, suite_id, passed=passed, detail=detail)
+                suite.add_case(holder[0], current)
+            close_suite()
+            suite = None
+        if summary.skipped_tasks:
+            suite = _Totals(SKIPPED_TASKS)
+            for skipped in summary.skipped_tasks:
+                attrs = {"classname": "coder_eval.skipped", "name": xml_safe(skipped.path), "time": _seconds(0.0)}
+                case = ET.Element("testcase", attrs)
+                ET.SubElement(case, "skipped", {"message": xml_safe(truncate(skipped.reason, MESSAGE_LIMIT))})
+                suite.add_case(case, current)
+            close_suite()
+        root = ET.Element("testsuites", {"name": "coder-eval"})
+        document.stamp(root, _seconds(summary.total_duration_seconds))
+        if not len(suites):
+            yield _XML_HEAD + ET.tostring(root, encoding="unicode") + "\n"
+            return
+        yield _XML_HEAD + _open_tag(root)
+        yield from suites
+        yield "\n</testsuites>\n"
+
+
+class _Totals:
+    """The counts and time of a testsuite (or, summed over suites, of the document)."""
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self.counts = dict.fromkeys(_TOTALS, 0)
+        self.time = 0.0
+
+    def add_case(self, case: ET.Element, spool: TextSpool) -> None:
+        self.counts["tests"] += 1
+        self.counts["failures"] += case.find("failure") is not None
+        self.counts["errors"] += case.find("error") is not None
+        self.counts["skipped"] += case.find("skipped") is not None
+        self.time += float(case.get("time", "0"))
+        ET.indent(case, level=2)
+        spool.add(ET.tostring(case, encoding="unicode"))
+
+    def add(self, suite: _Totals) -> None:
+        for key in _TOTALS:
+            self.counts[key] += suite.counts[key]
+
+    def stamp(self, element: ET.Element, time: str) -> None:
+        for key in _TOTALS:
+            element.set(key, str(self.counts[key]))
+        element.set("time", time)
+
+
+def _spool_suite(suites: TextSpool, suite: _Totals, cases: TextSpool) -> None:
+    """Move a finished suite's cases, under its opening tag, from `cases` into `suites`, indented."""
+    element = _testsuite(ET.Element("testsuites"), suite.name)
+    suite.stamp(element, _seconds(suite.time))
+    suites.add("\n  " + _open_tag(element))
+    for case in cases:
+        suites.add("\n    " + case)
+    suites.add("\n  </testsuite>")
+    cases.clear()
+
+
+def _open_tag(element: ET.Element) -> str:
+    empty = ET.tostring(element, encoding="unicode")  # `<tag a="..." />`: no children, no text
+    return empty[: -len(" />")] + ">"
 
 
 def _testsuite(root: ET.Element, name: str) -> ET.Element:
@@ -135,26 +226,6 @@ def _error_text(row: Mapping[str, Any], result: EvaluationResult | None) -> str:
         return str(row.get("error_message") or "")
     parts = [result.error_message, result.error_details, result.error_log_tail]
     return "\n\n".join(part for part in parts if part)
-
-
-def _total_up(root: ET.Element, wall_clock: float) -> None:
-    """Fill the count and time attributes CI tools read, per suite and for the whole document."""
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for suite in root.iter("testsuite"):
-        cases = suite.findall("testcase")
-        counts = {
-            "tests": len(cases),
-            "failures": sum(case.find("failure") is not None for case in cases),
-            "errors": sum(case.find("error") is not None for case in cases),
-            "skipped": sum(case.find("skipped") is not None for case in cases),
-        }
-        for key, value in counts.items():
-            suite.set(key, str(value))
-            totals[key] += value
-        suite.set("time", _seconds(sum(float(case.get("time", "0")) for case in cases)))
-    for key, value in totals.items():
-        root.set(key, str(value))
-    root.set("time", _seconds(wall_clock))
 
 
 def _seconds(value: object) -> str:
