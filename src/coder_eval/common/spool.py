@@ -8,7 +8,6 @@ spool is closed or collected.
 
 from __future__ import annotations
 
-import tempfile
 from array import array
 from collections.abc import Iterator
 from types import TracebackType
@@ -18,6 +17,8 @@ class Spool:
     """Byte items appended in order; `get(i)` reads one back, `__iter__` all of them in order."""
 
     def __init__(self) -> None:
+        import tempfile  # imported when first needed: `report` and `aggregate` start faster
+
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the spool
         self._offsets = array("Q")
         self._size = 0

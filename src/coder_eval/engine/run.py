@@ -19,7 +19,7 @@ from coder_eval.engine.gateway_spec import GatewaySpec, gateway_spec, resolve_ba
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
-from coder_eval.engine.report_files import write_experiment_reports, write_run_files
+from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.units import RunUnit
@@ -252,7 +252,7 @@ def run_pipeline(
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
         if interrupted and request.junit_xml is not None:
-            _write_junit(request.junit_xml, summary, results, [])
+            write_junit(request.junit_xml, summary, results)
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
@@ -260,7 +260,7 @@ def run_pipeline(
     if request.junit_xml is not None:
         from coder_eval.suites import suite_gate_entries
 
-        _write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
+        write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
     outcome._grading = request.grade
     outcome.suite_gates_ok = all(r.passed for r in rollups)
@@ -274,14 +274,6 @@ def _held(results: Iterable[EvaluationResult]) -> HeldResults:
     held = HeldResults()
     held.extend(results)
     return held
-
-
-def _write_junit(
-    target: Path, summary: RunSummary, results: HeldResults, suite_gates: list[tuple[str, bool, str]]
-) -> None:
-    from coder_eval.engine.report_files import write_junit
-
-    write_junit(target, summary, results, suite_gates)
 
 
 def _suite_rollups(tasks: list[LoadedTask], results: HeldResults, run_dir: Path) -> list[SuiteRollup]:

@@ -68,50 +68,32 @@ def junit_chunks(
     suite and of the document precede their cases, so the cases wait in spools until they are
     known; the pieces joined are what `ElementTree` gives for the whole tree, indented.
     """
-    with TextSpool() as suites, TextSpool() as current:
-        document = _Totals()
-        suite: _Totals | None = None
-        variant: str | None = None
-
-        def close_suite() -> None:
-            if suite is not None:
-                _spool_suite(suites, suite, current)
-                document.add(suite)
-
+    with TextSpool() as suites, TextSpool() as pending:
+        document = _Document(suites, pending)
         note = summary.progress_note()
         if note:  # CI readers see a partial run as an error, not as a short green report
             case = ET.Element("testcase", {"classname": "coder_eval.run", "name": "run-completed", "time": "0"})
             ET.SubElement(case, "error", {"message": xml_safe(note), "type": "interrupted"}).text = xml_safe(note)
-            suite = _Totals("run")
-            suite.add_case(case, current)
+            document.add("run", case)
+            document.close_suite()
         for row, result in cases:
-            name = str(row.get("variant_id", "default"))
-            if suite is None or variant != name:
-                close_suite()
-                suite, variant = _Totals(name), name
             holder = ET.Element("testsuite")
             _add_task_case(holder, row, result)
-            suite.add_case(holder[0], current)
-        close_suite()
-        suite = None
-        if suite_gates:
-            suite = _Totals(SUITE_GATES)
-            for suite_id, passed, detail in sorted(suite_gates):
-                holder = ET.Element("testsuite")
-                _add_gate_case(holder, suite_id, passed=passed, detail=detail)
-                suite.add_case(holder[0], current)
-            close_suite()
-            suite = None
-        if summary.skipped_tasks:
-            suite = _Totals(SKIPPED_TASKS)
-            for skipped in summary.skipped_tasks:
-                attrs = {"classname": "coder_eval.skipped", "name": xml_safe(skipped.path), "time": _seconds(0.0)}
-                case = ET.Element("testcase", attrs)
-                ET.SubElement(case, "skipped", {"message": xml_safe(truncate(skipped.reason, MESSAGE_LIMIT))})
-                suite.add_case(case, current)
-            close_suite()
+            document.add(str(row.get("variant_id", "default")), holder[0])
+        document.close_suite()
+        for suite_id, passed, detail in sorted(suite_gates or []):
+            holder = ET.Element("testsuite")
+            _add_gate_case(holder, suite_id, passed=passed, detail=detail)
+            document.add(SUITE_GATES, holder[0])
+        document.close_suite()
+        for skipped in summary.skipped_tasks:
+            attrs = {"classname": "coder_eval.skipped", "name": xml_safe(skipped.path), "time": _seconds(0.0)}
+            case = ET.Element("testcase", attrs)
+            ET.SubElement(case, "skipped", {"message": xml_safe(truncate(skipped.reason, MESSAGE_LIMIT))})
+            document.add(SKIPPED_TASKS, case)
+        document.close_suite()
         root = ET.Element("testsuites", {"name": "coder-eval"})
-        document.stamp(root, _seconds(summary.total_duration_seconds))
+        document.totals.stamp(root, _seconds(summary.total_duration_seconds))
         if not len(suites):
             yield _XML_HEAD + ET.tostring(root, encoding="unicode") + "\n"
             return
@@ -128,14 +110,12 @@ class _Totals:
         self.counts = dict.fromkeys(_TOTALS, 0)
         self.time = 0.0
 
-    def add_case(self, case: ET.Element, spool: TextSpool) -> None:
+    def add_case(self, case: ET.Element) -> None:
         self.counts["tests"] += 1
         self.counts["failures"] += case.find("failure") is not None
         self.counts["errors"] += case.find("error") is not None
         self.counts["skipped"] += case.find("skipped") is not None
         self.time += float(case.get("time", "0"))
-        ET.indent(case, level=2)
-        spool.add(ET.tostring(case, encoding="unicode"))
 
     def add(self, suite: _Totals) -> None:
         for key in _TOTALS:
@@ -145,6 +125,30 @@ class _Totals:
         for key in _TOTALS:
             element.set(key, str(self.counts[key]))
         element.set("time", time)
+
+
+class _Document:
+    """Test cases in document order: a new suite starts when the suite name changes or on `close_suite`."""
+
+    def __init__(self, suites: TextSpool, pending: TextSpool) -> None:
+        self.suites, self.pending = suites, pending  # finished suites' text; the open suite's cases
+        self.totals = _Totals()
+        self.open: _Totals | None = None
+
+    def add(self, suite_name: str, case: ET.Element) -> None:
+        if self.open is not None and self.open.name != suite_name:
+            self.close_suite()
+        if self.open is None:
+            self.open = _Totals(suite_name)
+        self.open.add_case(case)
+        ET.indent(case, level=2)  # as deep as a case sits in the whole tree
+        self.pending.add(ET.tostring(case, encoding="unicode"))
+
+    def close_suite(self) -> None:
+        if self.open is not None:
+            _spool_suite(self.suites, self.open, self.pending)
+            self.totals.add(self.open)
+            self.open = None
 
 
 def _spool_suite(suites: TextSpool, suite: _Totals, cases: TextSpool) -> None:
