@@ -22,8 +22,8 @@ GIB = 1024**3
 AS_LIMIT = 3 * GIB
 SMALL, BIG = 100, 2000
 GROWTH_LIMIT_MIB = 20.0
-"""About 10 KiB a row. Holding every row's record and the summaries whole (as before the streams)
-grew by about 20 KiB a row; the streams leave the planned units and the spool's keys (about 4)."""
+"""From 100 to 2,000 rows the peak grew by about 6 MiB with the streams and by 36 MiB before them,
+when the end of the run decoded every row's record and built the summaries whole."""
 
 _SCRIPT = (
     "import resource, sys\n"
