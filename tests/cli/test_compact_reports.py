@@ -11,10 +11,11 @@ import yaml
 from clirun import cli
 
 from coder_eval.config.experiments import load_experiment
-from coder_eval.engine.report_files import junit_text, write_experiment_reports, write_run_files
+from coder_eval.engine.report_files import junit_text, write_experiment_reports, write_junit, write_run_files
 from coder_eval.loading.loader import load_tasks
 from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
+from coder_eval.models.run import SkippedTask
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandTelemetry, TokenUsage, TurnRecord
 from coder_eval.records.compact import HeldResults, report_copy
@@ -25,20 +26,28 @@ START = datetime(2026, 11, 30, 10, 0, 0, tzinfo=UTC)
 END = datetime(2026, 11, 30, 10, 5, 0, tzinfo=UTC)
 
 
-def _write_all(target: Path, results: list[EvaluationResult], experiment: ExperimentDefinition) -> dict[str, str]:
-    """Every end-of-run file built from `results`, as {relative path: text}."""
+def _write_all(
+    target: Path, results: list[EvaluationResult] | HeldResults, experiment: ExperimentDefinition
+) -> dict[str, str]:
+    """Every end-of-run file built from `results`, as {relative path: text}.
+
+    A list goes through the builders `aggregate` and `report` use; `HeldResults` through the
+    streamed ones of a live run (rows read back one at a time, files written as they come)."""
     target.mkdir(parents=True)
     summary = write_run_files(
         target, results, run_id="r", start_time=START, end_time=END, max_parallel=2, planned=len(results)
     )
     write_experiment_reports(target, experiment, results, 300.0)
-    (target / "junit.xml").write_text(junit_text(target, summary, results), encoding="utf-8")
+    if isinstance(results, HeldResults):
+        write_junit(target / "junit.xml", summary, results)
+    else:
+        (target / "junit.xml").write_text(junit_text(target, summary, results), encoding="utf-8")
     files = {str(p.relative_to(target)): p.read_text(encoding="utf-8") for p in target.rglob("*") if p.is_file()}
     return files
 
 
 def _experiment(results: list[EvaluationResult]) -> ExperimentDefinition:
-    variants = sorted({r.variant_id for r in results})
+    variants = sorted({r.variant_id for r in results}) or ["default"]
     return ExperimentDefinition.model_validate(
         {"experiment_id": "compact", "variants": [{"variant_id": v} for v in variants]}
     )
@@ -108,9 +117,42 @@ def test_builders_read_nothing_the_compact_copy_leaves_out(tmp_path: Path):
         held.append(result)
     assert len(held) == len(full)
     assert _write_all(tmp_path / "held", held.results(), _experiment(full)) == old
+    assert _write_all(tmp_path / "streamed", held, _experiment(full)) == old
     rows = json.loads(old["run.json"])["task_results"]
     assert rows[0]["installed_tools"] == ["python:requests", "npm:x"] and rows[0]["expected_turns"] == 3
     assert rows[0]["visible_turns"] == 6 and rows[0]["total_turns"] == 8 and rows[0]["has_final_reply"] is False
+
+
+@pytest.mark.parametrize("count", [0, 1, 9])
+def test_streamed_files_equal_those_built_from_the_whole_list(tmp_path: Path, count: int):
+    statuses = [FinalStatus.SUCCESS, FinalStatus.FAILURE, FinalStatus.ERROR, FinalStatus.NOT_GRADED]
+    full = [_agent_result(f"t{i % 4}", statuses[i % 4], i, judge_cost_usd=0.001 * i) for i in range(count)]
+    held = HeldResults()
+    held.extend(reversed(full))  # kept in another order than the rows'
+    skipped = [SkippedTask(path="a|b.yaml", reason="invalid <thing> & more")]
+    gates = [("default/s", False, "accuracy 0.5 < 0.9"), ("a/b", True, "")]
+    summaries = {}
+    for name, results in (("list", full), ("held", held)):
+        target = tmp_path / name
+        target.mkdir()
+        summary = write_run_files(
+            target, results, run_id="r", start_time=START, end_time=END, planned=count + 1, interrupted=True,
+            skipped=skipped,
+        )  # fmt: skip
+        summaries[name] = summary
+        if isinstance(results, HeldResults):
+            write_junit(target / "junit.xml", summary, results, gates)
+        else:
+            (target / "junit.xml").write_text(junit_text(target, summary, results, gates), encoding="utf-8")
+        write_experiment_reports(target, _experiment(full), results, 300.0)
+    files = {
+        name: {str(p.relative_to(tmp_path / name)): p.read_text() for p in (tmp_path / name).rglob("*") if p.is_file()}
+        for name in summaries
+    }
+    assert files["held"] == files["list"]
+    streamed, whole = summaries["held"], summaries["list"]
+    assert streamed.task_results == [] and len(whole.task_results) == count  # a run's rows are only in run.json
+    assert streamed.model_dump(exclude={"task_results"}) == whole.model_dump(exclude={"task_results"})
 
 
 @pytest.mark.slow

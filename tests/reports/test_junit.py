@@ -157,3 +157,21 @@ def test_unknown_status_in_a_row_reports_as_an_error(summary):
     row["status"] = "FROM_THE_FUTURE"
     error = _case(_parse(render_junit(summary, {})), "write-report").find("error")
     assert error is not None and error.get("type") == "ERROR"
+
+
+@pytest.mark.parametrize("gates", [None, [("default/s", False, "accuracy 0.5 < 0.9\nline two"), ("a/b", True, "")]])
+def test_document_is_exactly_what_elementtree_gives_for_the_whole_tree(summary, results, gates):
+    """The document is written one case at a time; it must read as ElementTree's indented whole tree."""
+    xml = render_junit(summary, _full(summary, results), suite_gates=gates)
+    root = _parse(xml)
+    for element in root.iter():  # drop the indentation, then let ElementTree indent it again
+        if element.text is not None and not element.text.strip():
+            element.text = None
+        element.tail = None
+    ET.indent(root)
+    assert xml == '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def test_an_empty_run_is_one_empty_element():
+    xml = render_junit(build_run_summary("r", []), {})
+    assert xml.endswith('<testsuites name="coder-eval" tests="0" failures="0" errors="0" skipped="0" time="0.000" />\n')

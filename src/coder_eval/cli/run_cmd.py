@@ -28,6 +28,7 @@ from coder_eval.cli.executor_options import (
 from coder_eval.cli.guard import guarded
 
 if TYPE_CHECKING:
+    from coder_eval.engine.run import RunOutcome
     from coder_eval.sandbox.drivers import PreservationMode
 
 Paths = Annotated[list[str] | None, typer.Argument(help="Task files, globs or directories (default: tasks/).")]
@@ -210,17 +211,21 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         + f"; pass rate {rate}{cost}; records in {outcome.run_dir}",
         highlight=False,
     )
-    _log_rows(s.task_results)
+    _log_rows(outcome)
     raise typer.Exit(outcome.exit_code)
 
 
-def _log_rows(rows: list[dict[str, Any]]) -> None:
-    """Each row at DEBUG; a row over its expected_turns (a soft target) as a warning, never a failure."""
+def _log_rows(outcome: RunOutcome) -> None:
+    """Each row at DEBUG; a row over its expected_turns (a soft target) as a warning, never a failure.
+
+    The rows are read back from the run's held records only when DEBUG is on; otherwise only the
+    rows over their target (gathered while run.json was written) are looked at."""
     import logging
 
     from coder_eval.models.turns import over_expected_turns
 
     log = logging.getLogger("coder_eval.run")
+    rows = outcome.rows() if log.isEnabledFor(logging.DEBUG) else iter(outcome.over_expected)
     for row in rows:
         log.debug(
             "%s/%s #%s: %s score %s, %s turns",

@@ -23,7 +23,7 @@ from coder_eval.cluster.settings import RaySettings, ray_missing
 from coder_eval.cluster.transfer import unpack_unit
 from coder_eval.cluster.worker import UnitOutcome, WorkerJob, run_on_worker
 from coder_eval.errors import UsageError
-from coder_eval.records.compact import report_copy
+from coder_eval.records.compact import HeldResults
 
 if TYPE_CHECKING:
     from coder_eval.engine.batch import BatchObserver
@@ -83,7 +83,7 @@ class _Session:
     observer: BatchObserver | None
     window: int
     token: str = field(default_factory=lambda: secrets.token_hex(4))
-    results: list[EvaluationResult] = field(default_factory=list)
+    results: HeldResults = field(default_factory=HeldResults)
     running: dict[asyncio.Future[Any], _Attempt] = field(default_factory=dict)
     ledger: Any = None
     job: Any = None
@@ -134,7 +134,7 @@ class _Session:
         self.finished(attempt.unit, outcome.result)
 
     def finished(self, unit: RunUnit, result: EvaluationResult) -> None:
-        self.results.append(report_copy(result))  # the full record is on disk
+        self.results.append(result)  # its compact copy: the full record is on disk
         if self.observer is not None and self.observer.finished:
             self.observer.finished(unit, result)
 
@@ -154,7 +154,7 @@ class _Session:
         result = await asyncio.to_thread(error_result, attempt.unit, self.options, f"{reason} (after one retry)")
         self.finished(attempt.unit, result)
 
-    async def run(self, units: list[RunUnit]) -> list[EvaluationResult]:
+    async def run(self, units: list[RunUnit]) -> HeldResults:
         queue = deque(units)
         while queue or self.running:
             while queue and len(self.running) < self.window:
@@ -241,9 +241,9 @@ class RayExecutor:
 
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
-    ) -> list[EvaluationResult]:
+    ) -> HeldResults:
         if not units:
-            return []
+            return HeldResults()
         import ray
 
         owned = await asyncio.to_thread(connect, self.settings)

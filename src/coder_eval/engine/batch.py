@@ -23,7 +23,7 @@ class BatchObserver:
 
 async def run_batch(
     units: list[RunUnit], options: RunOptions, *, max_parallel: int = 1, observer: BatchObserver | None = None
-) -> list[EvaluationResult]:
+) -> HeldResults:
     """Run `units`, at most `max_parallel` at a time. Cancellation stops the rest and kills running agents."""
     observer = observer or BatchObserver()
     held = HeldResults()  # the full record is on disk; this keeps what the reports read
@@ -49,4 +49,4 @@ async def run_batch(
         kill_running_commands()  # commands in worker threads would otherwise hold the interrupt up
         await asyncio.gather(*workers, return_exceptions=True)
         raise
-    return held.results()
+    return held

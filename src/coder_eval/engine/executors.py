@@ -7,7 +7,7 @@ example one that spreads units over a cluster) registers under its own name with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from coder_eval.errors import UsageError
@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the registry is declared by the built-in hook at start-up: 
     from coder_eval.engine.orchestrator import RunOptions
     from coder_eval.engine.units import RunUnit
     from coder_eval.models.results import EvaluationResult
+    from coder_eval.records.compact import HeldResults
 
 
 class Executor(Protocol):
@@ -27,8 +28,11 @@ class Executor(Protocol):
 
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
-    ) -> list[EvaluationResult]:
-        """Run every unit (each writes its own records) and return their results."""
+    ) -> Iterable[EvaluationResult]:
+        """Run every unit (each writes its own records) and return their results.
+
+        A list of results or compact copies (`records.compact.report_copy`) will do; `HeldResults`
+        keeps them out of memory until the run's end (the built-in executors return one)."""
         ...
 
 
@@ -68,7 +72,7 @@ class LocalExecutor:
 
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None
-    ) -> list[EvaluationResult]:
+    ) -> HeldResults:
         from coder_eval.engine.batch import run_batch
 
         return await run_batch(units, options, max_parallel=max_parallel, observer=observer)

@@ -49,6 +49,7 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
     for variant in experiment.variants:
         first_row: dict[Path, tuple[ResolvedTask, TaskDefinition]] = {}  # resolved, and as loaded
         prompts: dict[str | None, str | None] = {}  # a row's prompt -> the variant's prompt for it
+        lineages: dict[int, dict[str, Any]] = {}  # rows resolved like the first share its lineage
         for task in tasks:
             try:
                 if task.suite_id is not None and task.source_file in first_row:
@@ -76,7 +77,9 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
             if problem is not None:
                 plan.errors.append(TaskConfigError.single(task.source_file, *problem))
                 continue
-            lineage = _set_by_layers(resolved.lineage)
+            lineage = lineages.get(id(resolved.lineage))
+            if lineage is None:
+                lineage = lineages[id(resolved.lineage)] = _set_by_layers(resolved.lineage)
             plan.units.extend(
                 RunUnit(loaded, agent, variant.variant_id, i, lineage=lineage)
                 for i in range(trial_count(loaded.definition, resolved.repeats))
@@ -107,9 +110,11 @@ def _like_first_row(
         prompts[own] = resolve_prompt(
             own, experiment=experiment, variant=variant, baseline=baseline, experiment_dir=exp_dir
         )
-    definition = first.definition.model_copy(
-        update={"initial_prompt": prompts[own], "success_criteria": task.definition.success_criteria}
-    )
+    definition = first.definition
+    criteria = task.definition.success_criteria
+    if prompts[own] != definition.initial_prompt or criteria != definition.success_criteria:
+        definition = definition.model_copy(update={"initial_prompt": prompts[own], "success_criteria": criteria})
+    # else: the row's task is the first row's, shared (a 10,000-row dataset is not 10,000 copies of it)
     return replace(first, definition=definition, row_id=task.row_id, row=task.row)
 
 

@@ -13,22 +13,25 @@ reads and writes records. This module joins the two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from coder_eval.common.spool import TextSpool
 from coder_eval.errors import RecordError, UsageError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
-from coder_eval.records.atomic import write_text_atomic
+from coder_eval.records.atomic import write_chunks_atomic, write_text_atomic
+from coder_eval.records.compact import HeldResults, row_key
 from coder_eval.records.layout import RUN_JSON, RUN_MD, SUITE_JSON, SUITE_MD, find_task_results, suite_dir
-from coder_eval.records.store import read_run_summary, read_task_result, read_task_results, write_run_summary
-from coder_eval.records.summary import build_run_summary
+from coder_eval.records.store import read_run_summary, read_task_result, read_task_results
+from coder_eval.records.summary import SummaryBuilder, list_spliced_chunks, nested_json, row_json, run_json_chunks
 
 if TYPE_CHECKING:  # only annotations: `evaluate` and `aggregate` never build these models
     from coder_eval.models.experiment import ExperimentDefinition
-    from coder_eval.models.experiment_results import VariantAggregate
+    from coder_eval.models.experiment_results import TaskExperimentSummary, VariantAggregate
     from coder_eval.models.suite import SuiteRollup
 
 ReportFormat = Literal["md", "html", "junit"]
@@ -38,7 +41,7 @@ ReportFormat = Literal["md", "html", "junit"]
 
 def write_run_files(
     run_dir: Path,
-    results: list[EvaluationResult],
+    results: list[EvaluationResult] | HeldResults,
     *,
     run_id: str | None = None,
     skipped: list[SkippedTask] | None = None,
@@ -47,26 +50,48 @@ def write_run_files(
     max_parallel: int = 1,
     planned: int | None = None,
     interrupted: bool = False,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunSummary:
     """Build the summary with the one shared builder and write run.json and run.md.
 
-    `planned` (the units the run set out to do) and `interrupted` mark a partial run."""
-    from coder_eval.reports.markdown import render_run_markdown
+    The results are taken one at a time in row order and the files written as a stream (the
+    parts that follow a header wait in temporary spools), so a long run never holds them whole.
+    A list gives a summary holding its rows; `HeldResults` (a run's own) one whose rows are only
+    in run.json (its counts and figures are complete; see `RunSummary.with_streamed_rows`).
+    `planned` (the units the run set out to do) and `interrupted` mark a partial run; `on_row`
+    sees each row as it goes by."""
+    from coder_eval.reports.markdown import problem_block, run_markdown_chunks, task_table_row
 
-    summary = build_run_summary(
-        run_id or run_dir.name,
-        results,
-        skipped=skipped,
-        start_time=start_time,
-        end_time=end_time,
-        max_parallel=max_parallel,
-    )
-    if planned is not None:
-        summary = summary.model_copy(
-            update={"units_planned": planned, "units_finished": len(results), "interrupted": interrupted}
+    held = isinstance(results, HeldResults)
+    ordered = _in_order(results)
+    builder = SummaryBuilder()
+    kept: list[dict[str, Any]] | None = None if held else []
+    with TextSpool() as rows, TextSpool() as table, TextSpool() as problems:
+        for result in ordered:
+            row = builder.add(result)
+            if kept is not None:
+                kept.append(row)
+            if on_row is not None:
+                on_row(row)
+            rows.add(row_json(row))
+            table.add(task_table_row(row))
+            block = problem_block(result)
+            if block is not None:
+                problems.add(block)
+        summary = builder.summary(
+            run_id or run_dir.name,
+            kept,
+            skipped=skipped,
+            start_time=start_time,
+            end_time=end_time,
+            max_parallel=max_parallel,
         )
-    write_run_summary(run_dir, summary)
-    write_text_atomic(run_dir / RUN_MD, render_run_markdown(summary, results))
+        if planned is not None:
+            summary = summary.model_copy(
+                update={"units_planned": planned, "units_finished": len(results), "interrupted": interrupted}
+            )
+        write_chunks_atomic(run_dir / RUN_JSON, run_json_chunks(summary, rows))
+        write_chunks_atomic(run_dir / RUN_MD, run_markdown_chunks(summary, table, problems))
     return summary
 
 
@@ -74,42 +99,67 @@ def write_run_files(
 
 
 def write_experiment_reports(
-    run_dir: Path, experiment: ExperimentDefinition, results: list[EvaluationResult], duration: float
+    run_dir: Path,
+    experiment: ExperimentDefinition,
+    results: list[EvaluationResult] | HeldResults,
+    duration: float,
 ) -> None:
     """Aggregates as JSON for machines; statistics only in the Markdown/HTML, computed when rendering.
 
     The statistical reports (and SciPy, which takes seconds to import) are only produced when
     there is something to compare: several variants, or replicates of a task. A single-arm,
-    single-replicate run is fully described by run.md.
+    single-replicate run is fully described by run.md. The results are read one task at a time
+    and experiment.json's task summaries written as they come; a comparable run keeps them for
+    its statistical pages, and a variant's rows for its own.
     """
-    from coder_eval.experiments.build import build_experiment_result, build_variant_aggregate
+    from coder_eval.experiments.build import ExperimentBuilder, variant_order
 
-    variant_ids = [v.variant_id for v in experiment.variants]
-    result = build_experiment_result(
-        experiment.experiment_id, experiment.description, variant_ids, results, total_duration_seconds=duration
-    )
-    comparable = len(result.variant_ids) > 1 or any(r.replicate_index > 0 for r in results)
-    write_text_atomic(run_dir / "experiment.json", result.model_dump_json(indent=2))
-    if comparable:
+    keys = results.keys() if isinstance(results, HeldResults) else [row_key(r) for r in results]
+    named = [v.variant_id for v in experiment.variants]
+    builder = ExperimentBuilder(variant_order(named, {variant for variant, _, _ in keys}))
+    comparable = len(builder.variants) > 1 or any(replicate > 0 for _, _, replicate in keys)
+    kept: list[TaskExperimentSummary] | None = [] if comparable else None
+    with TextSpool() as summaries:
+        for task_id, rows in groupby(_by_task(results), key=lambda r: r.task_id):
+            summary = builder.add_task(task_id, rows)
+            summaries.add(nested_json(summary.model_dump_json(indent=2)))
+            if kept is not None:
+                kept.append(summary)
+        result = builder.result(experiment.experiment_id, experiment.description, duration)
+        text = result.model_dump_json(indent=2)
+        write_chunks_atomic(run_dir / "experiment.json", list_spliced_chunks(text, "task_summaries", summaries))
+    if kept is not None:
         from coder_eval.reports.experiment_html import render_experiment_html
         from coder_eval.reports.experiment_markdown import render_experiment_markdown
 
-        write_text_atomic(run_dir / "experiment.md", render_experiment_markdown(result))
-        write_text_atomic(run_dir / "experiment.html", render_experiment_html(result))
-    for variant_id in result.variant_ids:
-        rows = [r for r in results if r.variant_id == variant_id]
-        if rows:
-            _write_variant(run_dir / variant_id, build_variant_aggregate(variant_id, rows), rows, comparable)
+        whole = result.model_copy(update={"task_summaries": kept})
+        write_text_atomic(run_dir / "experiment.md", render_experiment_markdown(whole))
+        write_text_atomic(run_dir / "experiment.html", render_experiment_html(whole))
+    for variant_id, aggregate in result.variant_aggregates.items():
+        if aggregate.tasks_run:
+            target = run_dir / variant_id
+            write_text_atomic(target / "variant.json", aggregate.model_dump_json(indent=2))
+            if comparable:  # the per-row tables of these pages want the variant's rows at hand
+                own = [r for r in _in_order(results) if r.variant_id == variant_id]
+                _write_variant_pages(target, aggregate, own)
 
 
-def _write_variant(target: Path, aggregate: VariantAggregate, rows: list[EvaluationResult], comparable: bool) -> None:
-    write_text_atomic(target / "variant.json", aggregate.model_dump_json(indent=2))
-    if comparable:
-        from coder_eval.reports.experiment_html import render_variant_html
-        from coder_eval.reports.experiment_markdown import render_variant_markdown
+def _by_task(results: list[EvaluationResult] | HeldResults) -> Iterator[EvaluationResult]:
+    if isinstance(results, HeldResults):
+        return results.ordered(by_task=True)
+    return iter(sorted(results, key=lambda r: (r.task_id, r.variant_id, r.replicate_index)))
 
-        write_text_atomic(target / "variant.md", render_variant_markdown(aggregate, rows))
-        write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows))
+
+def _in_order(results: list[EvaluationResult] | HeldResults) -> Iterator[EvaluationResult]:
+    return results.ordered() if isinstance(results, HeldResults) else iter(sorted(results, key=row_key))
+
+
+def _write_variant_pages(target: Path, aggregate: VariantAggregate, rows: list[EvaluationResult]) -> None:
+    from coder_eval.reports.experiment_html import render_variant_html
+    from coder_eval.reports.experiment_markdown import render_variant_markdown
+
+    write_text_atomic(target / "variant.md", render_variant_markdown(aggregate, rows))
+    write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows))
 
 
 # --- suite files ------------------------------------------------------------------------------
@@ -161,6 +211,17 @@ def junit_text(
     from coder_eval.reports.junit import render_junit
 
     return render_junit(summary, _results_by_row(summary, results), suite_gates=suite_gates or None)
+
+
+def write_junit(
+    target: Path, summary: RunSummary, results: HeldResults, suite_gates: list[tuple[str, bool, str]] | None = None
+) -> None:
+    """`run --junit-xml`: what `junit_text` gives, written one test case at a time from a run's held copies."""
+    from coder_eval.records.summary import task_row
+    from coder_eval.reports.junit import junit_chunks
+
+    cases = ((task_row(r), r) for r in results.ordered())
+    write_chunks_atomic(target, junit_chunks(summary, cases, suite_gates=suite_gates or None))
 
 
 def suite_gates_on_disk(run_dir: Path) -> list[tuple[str, bool, str]]:

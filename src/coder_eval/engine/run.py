@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coder_eval.agents.events import StreamCallback
 from coder_eval.common.process import kill_running_commands
@@ -19,7 +19,7 @@ from coder_eval.engine.gateway_spec import GatewaySpec, gateway_spec, resolve_ba
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
-from coder_eval.engine.report_files import write_experiment_reports, write_run_files
+from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.units import RunUnit
@@ -27,8 +27,8 @@ from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
-from coder_eval.records.atomic import write_text_atomic
-from coder_eval.records.compact import report_copy
+from coder_eval.models.turns import over_expected_turns
+from coder_eval.records.compact import HeldResults, held_from_run_dir
 from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
 from coder_eval.sandbox.drivers import PreservationMode
 
@@ -68,8 +68,12 @@ class RunRequest:
 class RunOutcome:
     run_dir: Path
     summary: RunSummary
+    """Counts and figures of the run; its rows are in run.json (`rows()` reads them back)."""
     load_errors: list[TaskConfigError]
-    results: list[EvaluationResult]
+    results: HeldResults
+    """The compact copy of every unit's record, read back one at a time (iterate it or call `ordered()`)."""
+    over_expected: list[dict[str, Any]] = field(default_factory=list)
+    """The run.json rows that used more agent turns than their expected_turns (a soft target)."""
 
     @property
     def exit_code(self) -> int:
@@ -77,8 +81,14 @@ class RunOutcome:
             return 2
         if not self.suite_gates_ok:
             return 1
-        allowed = {"succeeded"} | (set() if self._grading else {"ungraded"})
-        return 0 if all(r.final_status.category in allowed for r in self.results) else 1
+        s = self.summary
+        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self._grading or s.tasks_not_graded == 0) else 1
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """run.json's rows in order, rebuilt one at a time from the held copies."""
+        from coder_eval.records.summary import task_row
+
+        return (task_row(r) for r in self.results.ordered())
 
     _grading: bool = True
     suite_gates_ok: bool = True
@@ -183,12 +193,12 @@ def run_pipeline(
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
     planned = len(units)
-    prior: list[EvaluationResult] = []
+    prior = HeldResults()
     if request.resume:
         clear_leftovers(run_dir)
         split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
-        done = split.done + _regrade_owed(split.to_grade, run_dir)
-        units, prior = split.to_run, [report_copy(r) for r in done]  # what the reports read
+        prior.extend(split.done + _regrade_owed(split.to_grade, run_dir))  # what the reports read of them
+        units = split.to_run
     if on_plan is not None:
         on_plan(len(units))
     _load_agents(units)
@@ -206,13 +216,13 @@ def run_pipeline(
         model_link=_link(gateway, request.oracle, resolve_backend(request.backend)),
         gateway_spec=spec,
     )
-    fresh: list[EvaluationResult] = []
+    fresh: HeldResults | None = None
     interrupted = True
     # Tasks, units and modules live for the whole run: frozen, the collector stops re-walking them
     # after every few units (it was a few percent of an agentless run's time).
     gc.freeze()
     try:
-        fresh = asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer))
+        fresh = _held(asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer)))
         interrupted = False
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
@@ -222,9 +232,13 @@ def run_pipeline(
         if gateway is not None:
             gateway.stop()
         clear_leftovers(run_dir)
-        from coder_eval.records.store import read_task_results
-
-        results = [report_copy(r) for r in read_task_results(run_dir)[0]] if not fresh else prior + fresh
+        if fresh is None or not fresh:
+            results = held_from_run_dir(run_dir)  # what reached disk: the run stopped, or ran nothing new
+        else:
+            results = fresh
+            results.absorb(prior)  # resumed units join the run's (the reports take rows in row order)
+        prior.close()
+        over_expected: list[dict[str, Any]] = []
         summary = write_run_files(
             run_dir,
             results,
@@ -235,29 +249,36 @@ def run_pipeline(
             max_parallel=request.max_parallel,
             planned=planned,
             interrupted=interrupted,
+            on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
         if interrupted and request.junit_xml is not None:
-            from coder_eval.engine.report_files import junit_text
-
-            write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results))
+            write_junit(request.junit_xml, summary, results)
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
     write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
     if request.junit_xml is not None:
-        from coder_eval.engine.report_files import junit_text
         from coder_eval.suites import suite_gate_entries
 
-        write_text_atomic(request.junit_xml, junit_text(run_dir, summary, results, suite_gate_entries(rollups)))
-    outcome = RunOutcome(run_dir, summary, load_errors, results)
+        write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
+    outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
     outcome._grading = request.grade
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     return outcome
 
 
-def _suite_rollups(tasks: list[LoadedTask], results: list[EvaluationResult], run_dir: Path) -> list[SuiteRollup]:
+def _held(results: Iterable[EvaluationResult]) -> HeldResults:
+    """An executor's results as `HeldResults` (the built-in ones return that already)."""
+    if isinstance(results, HeldResults):
+        return results
+    held = HeldResults()
+    held.extend(results)
+    return held
+
+
+def _suite_rollups(tasks: list[LoadedTask], results: HeldResults, run_dir: Path) -> list[SuiteRollup]:
     """suite.json / suite.md per (variant, dataset suite); their gates join the exit code."""
-    if not any(r.suite_id for r in results):
+    if not any(t.suite_id for t in tasks):
         return []
     from coder_eval.engine.report_files import write_suite_rollups
     from coder_eval.suites import build_suite_rollups
@@ -265,6 +286,6 @@ def _suite_rollups(tasks: list[LoadedTask], results: list[EvaluationResult], run
     criteria: dict[str, list[BaseCriterion]] = {
         t.suite_id: list(t.definition.success_criteria) for t in tasks if t.suite_id
     }
-    rollups = build_suite_rollups(results, criteria)
+    rollups = build_suite_rollups(results.ordered(), criteria)
     write_suite_rollups(run_dir, rollups)
     return rollups

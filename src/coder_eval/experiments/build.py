@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from statistics import fmean
@@ -19,27 +20,93 @@ TIE_TOLERANCE = 1e-9
 """Variant means closer than this count as equal when picking a task's best variant."""
 
 
+class _VariantTally:
+    """One variant's rollup, gathered one row at a time (the same figures as over the whole list)."""
+
+    def __init__(self) -> None:
+        self.categories = dict.fromkeys(("succeeded", "failed", "error", "ungraded"), 0)
+        self.scores = array("d")
+        self.durations = array("d")
+        self.tokens = 0
+        self.per_task: dict[str, int] = defaultdict(int)
+        self.token_budget = 0
+        self.cost_budget = 0
+
+    def add(self, row: VariantResult) -> None:
+        self.categories[row.final_status.category] += 1
+        if row.weighted_score is not None:
+            self.scores.append(row.weighted_score)
+        self.durations.append(row.duration_seconds)
+        self.tokens += row.total_tokens
+        self.per_task[row.task_id] += 1
+        self.token_budget += row.final_status is FinalStatus.TOKEN_BUDGET_EXCEEDED
+        self.cost_budget += row.final_status is FinalStatus.COST_BUDGET_EXCEEDED
+
+    def aggregate(self, variant_id: str) -> VariantAggregate:
+        return VariantAggregate(
+            variant_id=variant_id,
+            tasks_run=len(self.durations),
+            tasks_succeeded=self.categories["succeeded"],
+            tasks_failed=self.categories["failed"],
+            tasks_error=self.categories["error"],
+            tasks_not_graded=self.categories["ungraded"],
+            tasks_measured=len(self.scores),
+            average_score=fmean(self.scores) if self.scores else None,
+            average_duration=fmean(self.durations) if self.durations else None,
+            total_tokens=self.tokens,
+            replicate_count=max(self.per_task.values(), default=0),
+            tasks_token_budget_exceeded=self.token_budget,
+            tasks_cost_budget_exceeded=self.cost_budget,
+        )
+
+
+class ExperimentBuilder:
+    """experiment.json gathered one task at a time: `add_task` gives that task's summary, `result`
+    the rest (variant rollups, scores for the statistics) with no task summaries in it.
+
+    `variants` are the experiment's variants in order, those only found in the rows included
+    (`variant_order`); a task's rows under other variants are left out, as before.
+    """
+
+    def __init__(self, variants: Sequence[str]) -> None:
+        self.variants = list(variants)
+        self._tallies = {v: _VariantTally() for v in self.variants}
+        self._scores: dict[str, dict[str, list[float]]] = {v: {} for v in self.variants}
+        self.duration = 0.0
+
+    def add_task(self, task_id: str, results: Iterable[EvaluationResult]) -> TaskExperimentSummary:
+        rows = [_variant_result(r, 1) for r in results]
+        for row in rows:
+            self.duration += row.duration_seconds
+            tally = self._tallies.get(row.variant_id)
+            if tally is not None:
+                tally.add(row)
+        for variant, scores in per_replicate_scores(self.variants, rows).items():
+            if task_id in scores:
+                self._scores[variant][task_id] = scores[task_id]
+        return _task_summary(task_id, self.variants, rows)
+
+    def result(
+        self, experiment_id: str, description: str, total_duration_seconds: float | None = None
+    ) -> ExperimentResult:
+        """The summary without its task summaries (`add_task` gave them, in the order they came)."""
+        return ExperimentResult(
+            experiment_id=experiment_id,
+            description=description,
+            variant_ids=self.variants,
+            variant_aggregates={v: self._tallies[v].aggregate(v) for v in self.variants},
+            total_duration_seconds=total_duration_seconds if total_duration_seconds is not None else self.duration,
+            per_replicate_scores={v: dict(sorted(tasks.items())) for v, tasks in self._scores.items()},
+        )
+
+
 def build_variant_aggregate(variant_id: str, results: Iterable[EvaluationResult]) -> VariantAggregate:
     """Roll up one variant's rows (rows of other variants are ignored); unscored rows don't count in the mean."""
-    rows = [r for r in results if r.variant_id == variant_id]
-    categories = [r.final_status.category for r in rows]
-    scores = [r.weighted_score for r in rows if r.weighted_score is not None]
-    statuses = [r.final_status for r in rows]
-    return VariantAggregate(
-        variant_id=variant_id,
-        tasks_run=len(rows),
-        tasks_succeeded=categories.count("succeeded"),
-        tasks_failed=categories.count("failed"),
-        tasks_error=categories.count("error"),
-        tasks_not_graded=categories.count("ungraded"),
-        tasks_measured=len(scores),
-        average_score=fmean(scores) if scores else None,
-        average_duration=fmean(r.duration_seconds for r in rows) if rows else None,
-        total_tokens=sum(r.total_token_usage.total_tokens for r in rows),
-        replicate_count=_max_replicates(rows),
-        tasks_token_budget_exceeded=statuses.count(FinalStatus.TOKEN_BUDGET_EXCEEDED),
-        tasks_cost_budget_exceeded=statuses.count(FinalStatus.COST_BUDGET_EXCEEDED),
-    )
+    tally = _VariantTally()
+    for r in results:
+        if r.variant_id == variant_id:
+            tally.add(_variant_result(r, 1))
+    return tally.aggregate(variant_id)
 
 
 def build_experiment_result(
@@ -55,32 +122,31 @@ def build_experiment_result(
     `total_duration_seconds` defaults to the sum of the rows' durations (pass the wall clock when known).
     """
     rows = list(results)
-    variants = _variant_order(variant_ids, rows)
     by_task: dict[str, list[EvaluationResult]] = defaultdict(list)
     for r in rows:  # grouped once: filtering every row per task was quadratic in the row count
         by_task[r.task_id].append(r)
-    return ExperimentResult(
-        experiment_id=experiment_id,
-        description=description,
-        variant_ids=variants,
-        task_summaries=[build_task_summary(task_id, variants, by_task[task_id]) for task_id in sorted(by_task)],
-        variant_aggregates={v: build_variant_aggregate(v, rows) for v in variants},
-        total_duration_seconds=(
-            total_duration_seconds if total_duration_seconds is not None else sum(r.duration_seconds for r in rows)
-        ),
-        per_replicate_scores=per_replicate_scores(variants, rows),
-    )
+    builder = ExperimentBuilder(variant_order(variant_ids, {r.variant_id for r in rows}))
+    summaries = [builder.add_task(task_id, by_task[task_id]) for task_id in sorted(by_task)]
+    if total_duration_seconds is None:
+        total_duration_seconds = sum(r.duration_seconds for r in rows)  # in the order given, as before
+    result = builder.result(experiment_id, description, total_duration_seconds)
+    return result.model_copy(update={"task_summaries": summaries})
 
 
 def build_task_summary(
     task_id: str, variant_ids: Sequence[str], results: Iterable[EvaluationResult]
 ) -> TaskExperimentSummary:
     """One task across variants: every replicate row, the best variant by mean score, and the spread."""
+    return _task_summary(task_id, variant_ids, [_variant_result(r, 1) for r in results])
+
+
+def _task_summary(task_id: str, variant_ids: Sequence[str], results: Sequence[VariantResult]) -> TaskExperimentSummary:
     rows = [r for r in results if r.task_id == task_id and r.variant_id in variant_ids]
     counts = _replicate_counts(rows)
+    order = list(variant_ids)
     variant_results = [
-        _variant_result(r, counts[r.variant_id])
-        for r in sorted(rows, key=lambda r: (list(variant_ids).index(r.variant_id), r.replicate_index))
+        r.model_copy(update={"replicate_count": counts[r.variant_id]})
+        for r in sorted(rows, key=lambda r: (order.index(r.variant_id), r.replicate_index))
     ]
     means = _variant_means(rows, variant_ids)
     best, tie = pick_best(means)
@@ -106,7 +172,7 @@ def pick_best(means: dict[str, float]) -> tuple[str | None, bool]:
 
 
 def per_replicate_scores(
-    variant_ids: Sequence[str], results: Iterable[EvaluationResult]
+    variant_ids: Sequence[str], results: Iterable[EvaluationResult | VariantResult]
 ) -> dict[str, dict[str, list[float]]]:
     """variant → task → measured scores in replicate order. Unscored replicates are left out."""
     table: dict[str, dict[str, list[tuple[int, float]]]] = {v: {} for v in variant_ids}
@@ -119,13 +185,14 @@ def per_replicate_scores(
     }
 
 
-def _variant_order(variant_ids: Sequence[str], rows: Sequence[EvaluationResult]) -> list[str]:
+def variant_order(variant_ids: Sequence[str], found: Iterable[str]) -> list[str]:
+    """The named variants in order, then any other variant `found` in the rows, sorted."""
     named = list(dict.fromkeys(variant_ids))
-    extra = sorted({r.variant_id for r in rows} - set(named))
+    extra = sorted(set(found) - set(named))
     return named + extra
 
 
-def _variant_means(rows: Sequence[EvaluationResult], variant_ids: Sequence[str]) -> dict[str, float]:
+def _variant_means(rows: Sequence[VariantResult], variant_ids: Sequence[str]) -> dict[str, float]:
     scores: dict[str, list[float]] = defaultdict(list)
     for r in rows:
         if r.weighted_score is not None:
@@ -133,18 +200,11 @@ def _variant_means(rows: Sequence[EvaluationResult], variant_ids: Sequence[str])
     return {v: fmean(scores[v]) for v in variant_ids if scores[v]}
 
 
-def _replicate_counts(rows: Sequence[EvaluationResult]) -> dict[str, int]:
+def _replicate_counts(rows: Sequence[VariantResult]) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for r in rows:
         counts[r.variant_id] += 1
     return dict(counts)
-
-
-def _max_replicates(rows: Sequence[EvaluationResult]) -> int:
-    per_task: dict[str, int] = defaultdict(int)
-    for r in rows:
-        per_task[r.task_id] += 1
-    return max(per_task.values(), default=0)
 
 
 def _variant_result(row: EvaluationResult, replicate_count: int) -> VariantResult:

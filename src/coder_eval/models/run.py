@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field, computed_field
+from pydantic import Field, PrivateAttr, computed_field
 
 from coder_eval.models.base import RecordModel
 
@@ -15,10 +17,56 @@ def nothing_was_measured(*, measured: int) -> bool:
     return measured == 0
 
 
-def sum_costs(values: list[float | None]) -> float | None:
+def sum_costs(values: Sequence[float | None]) -> float | None:
     """Sum priced values; None when nothing at all was priced (unpriced is not free)."""
     priced = [v for v in values if v is not None]
     return sum(priced) if priced else None
+
+
+@dataclass
+class RowStats:
+    """The run-wide figures run.json derives from its rows, gathered one row at a time.
+
+    A summary whose rows were written out as a stream (a long run keeps none of them in memory)
+    carries these instead of its rows; either way the computed fields below come from here.
+    Costs are kept as the priced values in row order, so their sums are the same either way.
+    """
+
+    measured: int = 0
+    total_costs: list[float] = field(default_factory=list)
+    agent_costs: list[float] = field(default_factory=list)
+    judge_costs: list[float] = field(default_factory=list)
+    simulator_costs: list[float] = field(default_factory=list)
+    judges_ran: bool = False
+    simulator_ran: bool = False
+    cost_incomplete: int = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        if row.get("weighted_score") is not None:
+            self.measured += 1
+        columns = (
+            ("total_cost_usd", self.total_costs),
+            ("agent_cost_usd", self.agent_costs),
+            ("judge_cost_usd", self.judge_costs),
+            ("simulator_cost_usd", self.simulator_costs),
+        )
+        for key, column in columns:
+            value = row.get(key)
+            if value is not None:
+                column.append(value)
+        self.judges_ran = self.judges_ran or bool(row.get("judge_ran", row.get("judge_cost_usd") is not None))
+        self.simulator_ran = self.simulator_ran or bool(
+            row.get("simulator_ran", row.get("simulator_cost_usd") is not None)
+        )
+        if not row.get("cost_complete", True):
+            self.cost_incomplete += 1
+
+    @classmethod
+    def of(cls, rows: Iterable[Mapping[str, Any]]) -> RowStats:
+        stats = cls()
+        for row in rows:
+            stats.add(row)
+        return stats
 
 
 class SkippedTask(RecordModel):
@@ -69,9 +117,20 @@ class RunSummary(RecordModel):
     def tasks_graded(self) -> int:
         return self.tasks_run - self.tasks_not_graded
 
+    _streamed: RowStats | None = PrivateAttr(default=None)
+
+    def with_streamed_rows(self, stats: RowStats) -> RunSummary:
+        """This summary standing for rows written elsewhere (run.json's stream): figures from `stats`."""
+        copy = self.model_copy()
+        copy._streamed = stats
+        return copy
+
+    def row_stats(self) -> RowStats:
+        return self._streamed if self._streamed is not None else RowStats.of(self.task_results)
+
     @property
     def tasks_measured(self) -> int:
-        return sum(1 for row in self.task_results if row.get("weighted_score") is not None)
+        return self.row_stats().measured
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -90,47 +149,45 @@ class RunSummary(RecordModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def total_cost_usd(self) -> float | None:
-        return sum_costs([row.get("total_cost_usd") for row in self.task_results])
+        return sum_costs(self.row_stats().total_costs)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def agent_cost_usd(self) -> float | None:
-        return sum_costs([row.get("agent_cost_usd") for row in self.task_results])
+        return sum_costs(self.row_stats().agent_costs)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def judge_cost_usd(self) -> float | None:
-        return sum_costs([row.get("judge_cost_usd") for row in self.task_results])
+        return sum_costs(self.row_stats().judge_costs)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def simulator_cost_usd(self) -> float | None:
-        return sum_costs([row.get("simulator_cost_usd") for row in self.task_results])
+        return sum_costs(self.row_stats().simulator_costs)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def judges_ran(self) -> bool:
         """Whether any judge called a model (so a missing judge cost means unpriced, not none)."""
-        return any(row.get("judge_ran", row.get("judge_cost_usd") is not None) for row in self.task_results)
+        return self.row_stats().judges_ran
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def simulator_ran(self) -> bool:
         """Whether any simulated user called a model."""
-        return any(row.get("simulator_ran", row.get("simulator_cost_usd") is not None) for row in self.task_results)
+        return self.row_stats().simulator_ran
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def eval_overhead_cost_usd(self) -> float | None:
-        return sum_costs(
-            [row.get("judge_cost_usd") for row in self.task_results]
-            + [row.get("simulator_cost_usd") for row in self.task_results]
-        )
+        stats = self.row_stats()
+        return sum_costs([*stats.judge_costs, *stats.simulator_costs])
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def tasks_cost_incomplete(self) -> int:
-        return sum(1 for row in self.task_results if not row.get("cost_complete", True))
+        return self.row_stats().cost_incomplete
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -12,8 +12,11 @@ read it. `tests/cli/test_compact_reports.py` checks the outputs are the same eit
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
+from coder_eval.common.spool import Spool
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.telemetry import CommandStatistics, CommandTelemetry, TurnRecord
 
@@ -73,22 +76,88 @@ def report_copy(result: EvaluationResult) -> EvaluationResult:
     )
 
 
-class HeldResults:
-    """The finished units of a run, each held as its compressed compact record until the run ends.
+RowKey = tuple[str, str, int]
+"""(variant_id, task_id, replicate_index): the order of run.json's rows and of every report."""
 
-    A unit's compact copy as Python objects is several kilobytes scattered among the unit's
-    short-lived objects; as compressed JSON it is one block of about a kilobyte. `results()`
-    decodes them all once, for the end-of-run builders.
+
+def row_key(result: EvaluationResult) -> RowKey:
+    return (result.variant_id, result.task_id, result.replicate_index)
+
+
+class HeldResults:
+    """The finished units of a run, each kept as its compressed compact record until the run ends.
+
+    The copies go to an anonymous temporary file (`Spool`), about half a kilobyte each for an
+    agentless unit; memory keeps only each unit's row key. The end-of-run files are built by
+    reading them back one at a time in row order (`ordered`), so a run's memory does not grow
+    with its row count.
     """
 
     def __init__(self) -> None:
-        self._held: list[bytes] = []
+        self._spool = Spool()
+        self._keys: list[RowKey] = []
 
     def __len__(self) -> int:
-        return len(self._held)
+        return len(self._keys)
 
     def append(self, result: EvaluationResult) -> None:
-        self._held.append(zlib.compress(report_copy(result).model_dump_json(exclude_defaults=True).encode("utf-8"), 1))
+        """Keep the compact copy of a full record."""
+        self.add_copy(report_copy(result))
+
+    def add_copy(self, copy: EvaluationResult) -> None:
+        """Keep `copy`, already compact (from `report_copy`)."""
+        self._spool.add(zlib.compress(copy.model_dump_json(exclude_defaults=True).encode("utf-8"), 1))
+        self._keys.append(row_key(copy))
+
+    def absorb(self, other: HeldResults) -> None:
+        """Take over every copy `other` holds (as kept, without decoding them)."""
+        for index, key in enumerate(other._keys):
+            self._spool.add(other._spool.get(index))
+            self._keys.append(key)
+
+    def extend(self, results: Iterable[EvaluationResult]) -> None:
+        for result in results:
+            self.append(result)
+
+    def _decode(self, index: int) -> EvaluationResult:
+        return EvaluationResult.model_validate_json(zlib.decompress(self._spool.get(index)))
+
+    def __iter__(self) -> Iterator[EvaluationResult]:
+        """The copies in the order they were kept, decoded one at a time."""
+        for index in range(len(self._keys)):
+            yield self._decode(index)
+
+    def keys(self) -> list[RowKey]:
+        """Each copy's row key, in the order they were kept."""
+        return list(self._keys)
+
+    def ordered(self, *, by_task: bool = False) -> Iterator[EvaluationResult]:
+        """The copies in row order, or with `by_task` in (task, variant, replicate) order.
+
+        A stable sort: copies with equal keys come in the order they were kept."""
+        keys = self._keys
+        order = (lambda i: (keys[i][1], keys[i][0], keys[i][2])) if by_task else keys.__getitem__
+        for index in sorted(range(len(keys)), key=order):
+            yield self._decode(index)
 
     def results(self) -> list[EvaluationResult]:
-        return [EvaluationResult.model_validate_json(zlib.decompress(held)) for held in self._held]
+        """Every copy, decoded (for callers that want a list: a few units, or tests)."""
+        return list(self)
+
+    def close(self) -> None:
+        self._spool.close()
+
+
+def held_from_run_dir(run_dir: Path) -> HeldResults:
+    """Compact copies of every readable task.json under `run_dir`, read one at a time."""
+    from coder_eval.errors import RecordError
+    from coder_eval.records.layout import find_task_results
+    from coder_eval.records.store import read_task_result
+
+    held = HeldResults()
+    for path in find_task_results(run_dir):
+        try:
+            held.append(read_task_result(path))
+        except RecordError:
+            continue  # the same records `read_task_results` leaves out (its warnings name them)
+    return held

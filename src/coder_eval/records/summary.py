@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from coder_eval import __version__
 from coder_eval.models.results import EvaluationResult
-from coder_eval.models.run import RunSummary, SkippedTask, sum_costs
+from coder_eval.models.run import RowStats, RunSummary, SkippedTask, sum_costs
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.turns import agent_turns, expected_turns, has_final_reply, installed_tools, visible_turns
 
@@ -81,6 +84,68 @@ def task_row(result: EvaluationResult) -> dict[str, Any]:
     }
 
 
+class SummaryBuilder:
+    """run.json's counts and figures, gathered from results taken one at a time in row order.
+
+    `add` returns each result's row; `build_run_summary` keeps them all, a streamed run.json
+    writes each out as it comes and keeps only the counts (see `RunSummary.with_streamed_rows`).
+    """
+
+    def __init__(self) -> None:
+        self.stats = RowStats()
+        self.by_category = {"succeeded": 0, "failed": 0, "error": 0, "ungraded": 0}
+        self.token_budget = 0
+        self.cost_budget = 0
+        self.first_start: datetime | None = None
+        self.last_end: datetime | None = None
+
+    def add(self, result: EvaluationResult) -> dict[str, Any]:
+        started, ended = result.started_at, result.completed_at or result.started_at
+        self.first_start = started if self.first_start is None else min(self.first_start, started)
+        self.last_end = ended if self.last_end is None else max(self.last_end, ended)
+        self.by_category[result.final_status.category] += 1
+        self.token_budget += result.final_status is FinalStatus.TOKEN_BUDGET_EXCEEDED
+        self.cost_budget += result.final_status is FinalStatus.COST_BUDGET_EXCEEDED
+        row = task_row(result)
+        self.stats.add(row)
+        return row
+
+    def summary(
+        self,
+        run_id: str,
+        task_results: list[dict[str, Any]] | None,
+        *,
+        skipped: list[SkippedTask] | None = None,
+        start_time: datetime | None = None,
+        end_time: datetime | None = None,
+        max_parallel: int = 1,
+        environment_info: dict[str, Any] | None = None,
+    ) -> RunSummary:
+        """The summary; with `task_results` None its rows were streamed and its figures come from `stats`."""
+        now = datetime.now(UTC)
+        start = start_time or self.first_start or now
+        end = end_time or self.last_end or now
+        summary = RunSummary(
+            run_id=run_id,
+            start_time=start,
+            end_time=end,
+            total_duration_seconds=max(0.0, (end - start).total_seconds()),
+            tasks_run=sum(self.by_category.values()),
+            tasks_succeeded=self.by_category["succeeded"],
+            tasks_failed=self.by_category["failed"],
+            tasks_error=self.by_category["error"],
+            tasks_not_graded=self.by_category["ungraded"],
+            tasks_token_budget_exceeded=self.token_budget,
+            tasks_cost_budget_exceeded=self.cost_budget,
+            skipped_tasks=list(skipped or []),
+            max_parallel=max_parallel,
+            task_results=task_results or [],
+            framework_version=__version__,
+            environment_info=dict(environment_info or {}),
+        )
+        return summary if task_results is not None else summary.with_streamed_rows(self.stats)
+
+
 def build_run_summary(
     run_id: str,
     results: list[EvaluationResult],
@@ -92,30 +157,56 @@ def build_run_summary(
     environment_info: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Count statuses by category and denormalise each result into a row."""
-    ordered = sorted(results, key=lambda r: (r.variant_id, r.task_id, r.replicate_index))
-    starts = [r.started_at for r in ordered]
-    ends = [r.completed_at or r.started_at for r in ordered]
-    now = datetime.now(UTC)
-    start = start_time or (min(starts) if starts else now)
-    end = end_time or (max(ends) if ends else now)
-    by_category = {"succeeded": 0, "failed": 0, "error": 0, "ungraded": 0}
-    for r in ordered:
-        by_category[r.final_status.category] += 1
-    return RunSummary(
-        run_id=run_id,
-        start_time=start,
-        end_time=end,
-        total_duration_seconds=max(0.0, (end - start).total_seconds()),
-        tasks_run=len(ordered),
-        tasks_succeeded=by_category["succeeded"],
-        tasks_failed=by_category["failed"],
-        tasks_error=by_category["error"],
-        tasks_not_graded=by_category["ungraded"],
-        tasks_token_budget_exceeded=sum(r.final_status is FinalStatus.TOKEN_BUDGET_EXCEEDED for r in ordered),
-        tasks_cost_budget_exceeded=sum(r.final_status is FinalStatus.COST_BUDGET_EXCEEDED for r in ordered),
-        skipped_tasks=list(skipped or []),
+    builder = SummaryBuilder()
+    rows = [builder.add(r) for r in sorted(results, key=lambda r: (r.variant_id, r.task_id, r.replicate_index))]
+    return builder.summary(
+        run_id,
+        rows,
+        skipped=skipped,
+        start_time=start_time,
+        end_time=end_time,
         max_parallel=max_parallel,
-        task_results=[task_row(r) for r in ordered],
-        framework_version=__version__,
-        environment_info=dict(environment_info or {}),
+        environment_info=environment_info,
     )
+
+
+# --- run.json as a stream -----------------------------------------------------------------------
+
+_ROW_ADAPTER: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+
+def nested_json(text: str) -> str:
+    """A JSON value (indented by 2) as it reads inside a top-level list of an indented document."""
+    return text.replace("\n", "\n    ")
+
+
+def row_json(row: dict[str, Any]) -> str:
+    """A row as it appears inside run.json (indented two levels), for `run_json_chunks`."""
+    return nested_json(_ROW_ADAPTER.dump_json(row, indent=2).decode("utf-8"))
+
+
+def list_spliced_chunks(text: str, key: str, items: Iterable[str]) -> Iterator[str]:
+    """`text` (a record dumped with indent=2 whose top-level list `key` is empty) with `items` in that list.
+
+    Each item is one element as `nested_json` gives it. The result is the dump of the record
+    holding those elements, so a long list can be written from a spool.
+    """
+    marker = f'\n  "{key}": []'
+    head, tail = text.split(marker, 1)  # a key at this depth occurs once: strings hold no raw newline
+    yield head
+    yield f'\n  "{key}": ['
+    empty = True
+    for item in items:
+        yield ("\n    " if empty else ",\n    ") + item
+        empty = False
+    yield "]" if empty else "\n  ]"
+    yield tail
+
+
+def run_json_chunks(summary: RunSummary, rows: Iterable[str]) -> Iterator[str]:
+    """run.json in pieces: `summary` without rows, then `rows` (each from `row_json`, in row order).
+
+    Joined, the pieces are `summary.model_dump_json(indent=2)` of the summary holding those rows.
+    """
+    bare = summary.with_streamed_rows(summary.row_stats()).model_copy(update={"task_results": []})
+    return list_spliced_chunks(bare.model_dump_json(indent=2), "task_results", rows)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from coder_eval.common.spool import TextSpool
 from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
 from coder_eval.models.run import RunSummary
 from coder_eval.reports.format import (
@@ -44,32 +45,126 @@ def render_junit(
     suite_gates: list[SuiteGate] | None = None,
 ) -> str:
     """The run as a JUnit document. `results` maps a row index in `summary.task_results` to its task."""
-    root = ET.Element("testsuites", {"name": "coder-eval"})
-    note = summary.progress_note()
-    if note:  # CI readers see a partial run as an error, not as a short green report
-        suite = _testsuite(root, "run")
-        case = ET.SubElement(suite, "testcase", {"classname": "coder_eval.run", "name": "run-completed", "time": "0"})
-        ET.SubElement(case, "error", {"message": xml_safe(note), "type": "interrupted"}).text = xml_safe(note)
     by_variant: dict[str, list[int]] = {}
     for index, row in enumerate(summary.task_results):
         by_variant.setdefault(str(row.get("variant_id", "default")), []).append(index)
-    for variant, indices in by_variant.items():
-        suite = _testsuite(root, variant)
-        for index in indices:
-            _add_task_case(suite, summary.task_results[index], results.get(index))
-    if suite_gates:
-        suite = _testsuite(root, SUITE_GATES)
-        for suite_id, passed, detail in sorted(suite_gates):
-            _add_gate_case(suite, suite_id, passed=passed, detail=detail)
-    if summary.skipped_tasks:
-        suite = _testsuite(root, SKIPPED_TASKS)
+    cases = ((summary.task_results[i], results.get(i)) for indices in by_variant.values() for i in indices)
+    return "".join(junit_chunks(summary, cases, suite_gates=suite_gates))
+
+
+_XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_TOTALS = ("tests", "failures", "errors", "skipped")
+
+
+def junit_chunks(
+    summary: RunSummary,
+    cases: Iterable[tuple[Mapping[str, Any], EvaluationResult | None]],
+    *,
+    suite_gates: list[SuiteGate] | None = None,
+) -> Iterator[str]:
+    """The JUnit document in pieces, one test case at a time, from (row, its task or None) pairs.
+
+    A variant's rows must come together (run.json's row order has them so). The counts of a
+    suite and of the document precede their cases, so the cases wait in spools until they are
+    known; the pieces joined are what `ElementTree` gives for the whole tree, indented.
+    """
+    with TextSpool() as suites, TextSpool() as pending:
+        document = _Document(suites, pending)
+        note = summary.progress_note()
+        if note:  # CI readers see a partial run as an error, not as a short green report
+            case = ET.Element("testcase", {"classname": "coder_eval.run", "name": "run-completed", "time": "0"})
+            ET.SubElement(case, "error", {"message": xml_safe(note), "type": "interrupted"}).text = xml_safe(note)
+            document.add("run", case)
+            document.close_suite()
+        for row, result in cases:
+            holder = ET.Element("testsuite")
+            _add_task_case(holder, row, result)
+            document.add(str(row.get("variant_id", "default")), holder[0])
+        document.close_suite()
+        for suite_id, passed, detail in sorted(suite_gates or []):
+            holder = ET.Element("testsuite")
+            _add_gate_case(holder, suite_id, passed=passed, detail=detail)
+            document.add(SUITE_GATES, holder[0])
+        document.close_suite()
         for skipped in summary.skipped_tasks:
             attrs = {"classname": "coder_eval.skipped", "name": xml_safe(skipped.path), "time": _seconds(0.0)}
-            case = ET.SubElement(suite, "testcase", attrs)
+            case = ET.Element("testcase", attrs)
             ET.SubElement(case, "skipped", {"message": xml_safe(truncate(skipped.reason, MESSAGE_LIMIT))})
-    _total_up(root, summary.total_duration_seconds)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+            document.add(SKIPPED_TASKS, case)
+        document.close_suite()
+        root = ET.Element("testsuites", {"name": "coder-eval"})
+        document.totals.stamp(root, _seconds(summary.total_duration_seconds))
+        if not len(suites):
+            yield _XML_HEAD + ET.tostring(root, encoding="unicode") + "\n"
+            return
+        yield _XML_HEAD + _open_tag(root)
+        yield from suites
+        yield "\n</testsuites>\n"
+
+
+class _Totals:
+    """The counts and time of a testsuite (or, summed over suites, of the document)."""
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self.counts = dict.fromkeys(_TOTALS, 0)
+        self.time = 0.0
+
+    def add_case(self, case: ET.Element) -> None:
+        self.counts["tests"] += 1
+        self.counts["failures"] += case.find("failure") is not None
+        self.counts["errors"] += case.find("error") is not None
+        self.counts["skipped"] += case.find("skipped") is not None
+        self.time += float(case.get("time", "0"))
+
+    def add(self, suite: _Totals) -> None:
+        for key in _TOTALS:
+            self.counts[key] += suite.counts[key]
+
+    def stamp(self, element: ET.Element, time: str) -> None:
+        for key in _TOTALS:
+            element.set(key, str(self.counts[key]))
+        element.set("time", time)
+
+
+class _Document:
+    """Test cases in document order: a new suite starts when the suite name changes or on `close_suite`."""
+
+    def __init__(self, suites: TextSpool, pending: TextSpool) -> None:
+        self.suites, self.pending = suites, pending  # finished suites' text; the open suite's cases
+        self.totals = _Totals()
+        self.open: _Totals | None = None
+
+    def add(self, suite_name: str, case: ET.Element) -> None:
+        if self.open is not None and self.open.name != suite_name:
+            self.close_suite()
+        if self.open is None:
+            self.open = _Totals(suite_name)
+        self.open.add_case(case)
+        ET.indent(case, level=2)  # as deep as a case sits in the whole tree
+        self.pending.add(ET.tostring(case, encoding="unicode"))
+
+    def close_suite(self) -> None:
+        if self.open is not None:
+            _spool_suite(self.suites, self.open, self.pending)
+            self.totals.add(self.open)
+            self.open = None
+
+
+def _spool_suite(suites: TextSpool, suite: _Totals, cases: TextSpool) -> None:
+    """Move a finished suite's cases, under its opening tag, from `cases` into `suites`, indented."""
+    element = _testsuite(ET.Element("testsuites"), suite.name)
+    suite.stamp(element, _seconds(suite.time))
+    suites.add("\n  " + _open_tag(element))
+    for case in cases:
+        suites.add("\n    " + case)
+    suites.add("\n  </testsuite>")
+    cases.clear()
+
+
+def _open_tag(element: ET.Element) -> str:
+    empty = ET.tostring(element, encoding="unicode")  # `<tag a="..." />`: no children, no text
+    return empty[: -len(" />")] + ">"
 
 
 def _testsuite(root: ET.Element, name: str) -> ET.Element:
@@ -135,26 +230,6 @@ def _error_text(row: Mapping[str, Any], result: EvaluationResult | None) -> str:
         return str(row.get("error_message") or "")
     parts = [result.error_message, result.error_details, result.error_log_tail]
     return "\n\n".join(part for part in parts if part)
-
-
-def _total_up(root: ET.Element, wall_clock: float) -> None:
-    """Fill the count and time attributes CI tools read, per suite and for the whole document."""
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for suite in root.iter("testsuite"):
-        cases = suite.findall("testcase")
-        counts = {
-            "tests": len(cases),
-            "failures": sum(case.find("failure") is not None for case in cases),
-            "errors": sum(case.find("error") is not None for case in cases),
-            "skipped": sum(case.find("skipped") is not None for case in cases),
-        }
-        for key, value in counts.items():
-            suite.set(key, str(value))
-            totals[key] += value
-        suite.set("time", _seconds(sum(float(case.get("time", "0")) for case in cases)))
-    for key, value in totals.items():
-        root.set(key, str(value))
-    root.set("time", _seconds(wall_clock))
 
 
 def _seconds(value: object) -> str:

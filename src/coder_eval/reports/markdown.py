@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from coder_eval.models.results import (
@@ -64,13 +64,37 @@ def fenced(text: str) -> list[str]:
 
 def render_run_markdown(summary: RunSummary, results: list[EvaluationResult]) -> str:
     """run.md: headline numbers, the task table, why each non-passing task fell short, skips."""
-    sections = [
-        _run_header(summary),
-        _task_table(summary.task_results),
-        _problem_sections(results),
-        _skipped_section(summary),
-    ]
-    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+    table = (task_table_row(row) for row in summary.task_results)
+    problems = (block for r in _ordered(results) if (block := problem_block(r)) is not None)
+    return "".join(run_markdown_chunks(summary, table, problems))
+
+
+def run_markdown_chunks(summary: RunSummary, table: Iterable[str], problems: Iterable[str]) -> Iterator[str]:
+    """run.md in pieces: `table` holds the task table's lines (`task_table_row`, in row order) and
+    `problems` each failed or errored row's section (`problem_block`), so a long run can pass them
+    in from a spool. The pieces joined are the whole page."""
+    yield "\n".join(_run_header(summary))
+    lines = iter(table)
+    first = next(lines, None)
+    if first is None:
+        yield "\n\n" + "\n".join(["## Tasks", "", "No tasks were run."])
+    else:
+        yield "\n\n" + "\n".join(["## Tasks", "", *_TASK_TABLE_HEADER, first])
+        for line in lines:
+            yield "\n" + line
+    for i, block in enumerate(problems):
+        yield ("\n\n## Failures and errors\n\n" if i == 0 else "\n\n") + block
+    skipped = _skipped_section(summary)
+    if skipped:
+        yield "\n\n" + "\n".join(skipped)
+    yield "\n"
+
+
+def problem_block(result: EvaluationResult) -> str | None:
+    """A failed or errored row's section of run.md; None for any other row."""
+    if result.final_status.category not in ("failed", "error"):
+        return None
+    return "\n".join(_problem_section(result))
 
 
 def _run_header(summary: RunSummary) -> list[str]:
@@ -109,13 +133,8 @@ def _cost_lines(summary: RunSummary) -> list[str]:
     return lines
 
 
-def _task_table(rows: list[dict[str, Any]]) -> list[str]:
-    if not rows:
-        return ["## Tasks", "", "No tasks were run."]
-    return ["## Tasks", "", *_TASK_TABLE_HEADER, *(_task_table_row(row) for row in rows)]
-
-
-def _task_table_row(row: Mapping[str, Any]) -> str:
+def task_table_row(row: Mapping[str, Any]) -> str:
+    """One line of run.md's task table."""
     status = row_status(row)
     label = f"{status.icon} {status.value}" + (" (stopped early)" if row.get("stopped_early") else "")
     if over_expected_turns(dict(row)):
@@ -133,16 +152,6 @@ def _task_table_row(row: Mapping[str, Any]) -> str:
         cost,
     ]
     return "| " + " | ".join(cell(value) for value in cells) + " |"
-
-
-def _problem_sections(results: list[EvaluationResult]) -> list[str]:
-    problems = [r for r in _ordered(results) if r.final_status.category in ("failed", "error")]
-    if not problems:
-        return []
-    lines = ["## Failures and errors"]
-    for result in problems:
-        lines += ["", *_problem_section(result)]
-    return lines
 
 
 def _problem_section(result: EvaluationResult) -> list[str]:

@@ -6,11 +6,13 @@ The rollups are written (suite.json / suite.md) by `coder_eval.engine.report_fil
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
+from coder_eval.models.status import FinalStatus
 from coder_eval.models.suite import (
     FAILED_SAMPLES_CAP,
     CriterionAggregate,
@@ -28,23 +30,50 @@ SuiteKey = tuple[str, str]
 # --- grouping ---------------------------------------------------------------------------------
 
 
-def group_suite_rows(results: Sequence[EvaluationResult]) -> dict[SuiteKey, list[EvaluationResult]]:
+@dataclass(frozen=True)
+class SuiteRow:
+    """What a rollup reads of one dataset row (a run passes its rows in one at a time)."""
+
+    variant_id: str
+    suite_id: str
+    row_id: str | None
+    task_id: str
+    replicate_index: int
+    final_status: FinalStatus
+    weighted_score: float | None
+    success_criteria_results: list[CriterionResult]
+    error_message: str | None
+
+    @classmethod
+    def of(cls, result: EvaluationResult, suite_id: str) -> SuiteRow:
+        return cls(
+            variant_id=result.variant_id,
+            suite_id=suite_id,
+            row_id=result.row_id,
+            task_id=result.task_id,
+            replicate_index=result.replicate_index,
+            final_status=result.final_status,
+            weighted_score=result.weighted_score,
+            success_criteria_results=result.success_criteria_results,
+            error_message=result.error_message,
+        )
+
+
+def group_suite_rows(results: Iterable[EvaluationResult]) -> dict[SuiteKey, list[SuiteRow]]:
     """Dataset rows grouped by (variant_id, suite_id), in first-seen order; rows sorted by (row, replicate).
 
-    Results without a `suite_id` (plain, non-dataset tasks) are ignored.
+    Results without a `suite_id` (plain, non-dataset tasks) are ignored. `results` is read once.
     """
-    groups: dict[SuiteKey, list[EvaluationResult]] = {}
+    groups: dict[SuiteKey, list[SuiteRow]] = {}
     for result in results:
         if result.suite_id is not None:
-            groups.setdefault((result.variant_id, result.suite_id), []).append(result)
+            groups.setdefault((result.variant_id, result.suite_id), []).append(SuiteRow.of(result, result.suite_id))
     for rows in groups.values():
         rows.sort(key=lambda r: (r.row_id or r.task_id, r.replicate_index))
     return groups
 
 
-def criterion_column(
-    rows: Sequence[EvaluationResult], index: int, expected_type: str | None
-) -> list[CriterionResult | None]:
+def criterion_column(rows: Sequence[SuiteRow], index: int, expected_type: str | None) -> list[CriterionResult | None]:
     """Each row's result at criterion position `index`; None when missing or of another type."""
     column: list[CriterionResult | None] = []
     for row in rows:
@@ -74,7 +103,7 @@ def criterion_stat(criterion_type: str, column: RowResults) -> CriterionStat:
     )
 
 
-def failure_reasons(row: EvaluationResult) -> list[str]:
+def failure_reasons(row: SuiteRow) -> list[str]:
     """Why a row did not succeed: its failed gating criteria (with scores), else its status.
 
     Informational (weight 0, non-gating) criteria are never a reason.
@@ -89,7 +118,7 @@ def failure_reasons(row: EvaluationResult) -> list[str]:
     return reasons
 
 
-def failed_sample(row: EvaluationResult) -> FailedRowSummary:
+def failed_sample(row: SuiteRow) -> FailedRowSummary:
     relpath = replicate_dir(Path(), row.variant_id, row.task_id, row.replicate_index) / TASK_JSON
     return FailedRowSummary(
         row_id=row.row_id,
@@ -104,7 +133,7 @@ def failed_sample(row: EvaluationResult) -> FailedRowSummary:
 
 
 def _criteria_columns(
-    rows: Sequence[EvaluationResult], specs: Sequence[BaseCriterion]
+    rows: Sequence[SuiteRow], specs: Sequence[BaseCriterion]
 ) -> list[tuple[BaseCriterion | None, list[CriterionResult | None]]]:
     """(spec, per-row results) per criterion position, covering specs and results alike."""
     width = max([len(specs), *(len(r.success_criteria_results) for r in rows)])
@@ -116,7 +145,7 @@ def _criteria_columns(
 
 
 def build_suite_rollup(
-    variant_id: str, suite_id: str, rows: Sequence[EvaluationResult], specs: Sequence[BaseCriterion]
+    variant_id: str, suite_id: str, rows: Sequence[SuiteRow], specs: Sequence[BaseCriterion]
 ) -> SuiteRollup:
     """One suite under one variant: counts, scores, per-criterion stats and aggregates, gates."""
     categories = [r.final_status.category for r in rows]
@@ -145,7 +174,7 @@ def build_suite_rollup(
 
 
 def build_suite_rollups(
-    results: list[EvaluationResult], criteria_by_suite: dict[str, list[BaseCriterion]]
+    results: Iterable[EvaluationResult], criteria_by_suite: dict[str, list[BaseCriterion]]
 ) -> list[SuiteRollup]:
     """A rollup per (variant_id, suite_id) among the dataset rows of `results`.
 
