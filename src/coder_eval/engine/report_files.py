@@ -22,7 +22,15 @@ from coder_eval.errors import RecordError, UsageError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
 from coder_eval.records.atomic import write_text_atomic
-from coder_eval.records.layout import RUN_JSON, RUN_MD, SUITE_JSON, SUITE_MD, find_task_results, suite_dir
+from coder_eval.records.layout import (
+    RUN_JSON,
+    RUN_MD,
+    SUITE_JSON,
+    SUITE_MD,
+    find_run_files,
+    find_task_results,
+    suite_dir,
+)
 from coder_eval.records.store import read_run_summary, read_task_result, read_task_results, write_run_summary
 from coder_eval.records.summary import build_run_summary
 
@@ -169,7 +177,7 @@ def suite_gates_on_disk(run_dir: Path) -> list[tuple[str, bool, str]]:
     from coder_eval.suites import suite_gate_entries
 
     rollups = []
-    for path in sorted(run_dir.rglob(SUITE_JSON)):
+    for path in find_run_files(run_dir, SUITE_JSON):
         try:
             rollups.append(SuiteRollup.model_validate_json(path.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:

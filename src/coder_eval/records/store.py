@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from coder_eval.common.collector import collector_paused
 from coder_eval.errors import RecordError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
@@ -34,11 +35,12 @@ def read_task_results(run_dir: Path) -> tuple[list[EvaluationResult], list[str]]
     """All task results under a run dir, plus a warning for each unreadable one."""
     results: list[EvaluationResult] = []
     warnings: list[str] = []
-    for path in find_task_results(run_dir):
-        try:
-            results.append(read_task_result(path))
-        except RecordError as exc:
-            warnings.append(str(exc))
+    with collector_paused():
+        for path in find_task_results(run_dir):
+            try:
+                results.append(read_task_result(path))
+            except RecordError as exc:
+                warnings.append(str(exc))
     return results, warnings
 
 
