@@ -1,9 +1,14 @@
-"""Pause Python's cyclic garbage collector while a bulk load builds many long-lived objects.
+"""Pause Python's cyclic garbage collector while bounded work builds many long-lived objects.
 
-Loading a thousand records allocates hundreds of thousands of containers that all stay alive,
-and the collector, triggered by allocation counts, walks the growing young generations again and
-again without finding anything to free: a third to a half of the load's time. Parsed records
-are trees (no reference cycles), so nothing is left for a later collection either.
+Loading a thousand records (or a thousand dataset rows) allocates hundreds of thousands of
+containers that all stay alive. The collector, triggered by allocation counts, walks the growing
+generations again and again without finding anything to free: a third to a half of the load's
+time, and it keeps costing while the loaded objects are alive. Records, rows and the models
+built from them are trees (no reference cycles), so reference counting frees them as before.
+
+Used around record loading and around the whole of the short commands (`plan`, `aggregate`,
+`report`), whose work ends with the command; never around a run, whose event loop and threads
+do make cycles.
 """
 
 from __future__ import annotations
