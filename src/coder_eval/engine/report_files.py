@@ -27,6 +27,7 @@ from coder_eval.records.layout import (
     RUN_MD,
     SUITE_JSON,
     SUITE_MD,
+    TASK_JSON,
     find_run_files,
     find_task_results,
     suite_dir,
@@ -171,13 +172,13 @@ def junit_text(
     return render_junit(summary, _results_by_row(summary, results), suite_gates=suite_gates or None)
 
 
-def suite_gates_on_disk(run_dir: Path) -> list[tuple[str, bool, str]]:
-    """The suite gates of the suite.json files a run wrote (the JUnit renderer orders them)."""
+def suite_gates_on_disk(run_dir: Path, paths: list[Path] | None = None) -> list[tuple[str, bool, str]]:
+    """The suite gates of the suite.json files a run wrote (or of these), which the JUnit renderer orders."""
     from coder_eval.models.suite import SuiteRollup
     from coder_eval.suites import suite_gate_entries
 
     rollups = []
-    for path in find_run_files(run_dir, SUITE_JSON):
+    for path in find_run_files(run_dir, SUITE_JSON) if paths is None else paths:
         try:
             rollups.append(SuiteRollup.model_validate_json(path.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
@@ -192,7 +193,8 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
 
     _check_run_dir(run_dir)
     summary = read_run_summary(run_dir)
-    results, _warnings = read_task_results(run_dir)
+    found = find_run_files(run_dir, TASK_JSON, SUITE_JSON)  # one walk for both kinds of record
+    results, _warnings = read_task_results(run_dir, [p for p in found if p.name == TASK_JSON])
     if fmt == "md":
         text = render_run_markdown(summary, results)
         if output is None:
@@ -201,7 +203,8 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
         return None, [output]
     if fmt == "junit":
         target = output or run_dir / "junit.xml"
-        write_text_atomic(target, junit_text(run_dir, summary, results, suite_gates_on_disk(run_dir)))
+        gates = suite_gates_on_disk(run_dir, [p for p in found if p.name == SUITE_JSON])
+        write_text_atomic(target, junit_text(run_dir, summary, results, gates))
         return None, [target]
     written: list[Path] = []
     paths = find_task_results(run_dir)

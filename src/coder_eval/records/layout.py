@@ -56,8 +56,8 @@ def point_latest(runs_root: Path, run_dir: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def find_run_files(run_dir: Path, name: str) -> list[Path]:
-    """Every file called `name` under a run directory, sorted, outside preserved workspaces.
+def find_run_files(run_dir: Path, *names: str) -> list[Path]:
+    """Every file with one of `names` under a run directory, sorted, outside preserved workspaces.
 
     Nothing under an `artifacts/` or `.sandboxes/` directory is a record of the run (the agent
     wrote it), so the walk does not enter them: they hold most of a run's entries. A directory
@@ -73,8 +73,8 @@ def find_run_files(run_dir: Path, name: str) -> list[Path]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name == name and (not entry.is_symlink() or os.path.exists(entry.path)):
-                found.append((*parts, name))
+            if entry.name in names and (not entry.is_symlink() or os.path.exists(entry.path)):
+                found.append((*parts, entry.name))
             if entry.name in (ARTIFACTS_DIR, SCRATCH_DIR):
                 continue
             try:

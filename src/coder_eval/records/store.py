@@ -31,12 +31,12 @@ def read_task_result(path: Path) -> EvaluationResult:
         raise RecordError(f"{path} is not a valid task record ({where}: {first['msg']})") from None
 
 
-def read_task_results(run_dir: Path) -> tuple[list[EvaluationResult], list[str]]:
-    """All task results under a run dir, plus a warning for each unreadable one."""
+def read_task_results(run_dir: Path, paths: list[Path] | None = None) -> tuple[list[EvaluationResult], list[str]]:
+    """All task results under a run dir (or these task.json files of it), plus a warning for each unreadable one."""
     results: list[EvaluationResult] = []
     warnings: list[str] = []
     with collector_paused():
-        for path in find_task_results(run_dir):
+        for path in find_task_results(run_dir) if paths is None else paths:
             try:
                 results.append(read_task_result(path))
             except RecordError as exc:
