@@ -1,7 +1,5 @@
 """`coder-eval aggregate RUN_DIR`: rebuild run.json and run.md from the task.json files."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

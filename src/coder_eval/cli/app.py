@@ -1,7 +1,5 @@
 """The `coder-eval` Typer application. Commands import their heavy dependencies lazily."""
 
-from __future__ import annotations
-
 import gc
 from pathlib import Path
 

@@ -1,7 +1,5 @@
 """`coder-eval plan`: validate tasks and the environment without running anything."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """`coder-eval report RUN_DIR`: show or export a finished run's report."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
