@@ -188,14 +188,13 @@ def suite_gates_on_disk(run_dir: Path, paths: list[Path] | None = None) -> list[
 
 def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
     """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
-    from coder_eval.reports.html import render_run_html, render_task_html
-    from coder_eval.reports.markdown import render_run_markdown
-
     _check_run_dir(run_dir)
     summary = read_run_summary(run_dir)
     found = find_run_files(run_dir, TASK_JSON, SUITE_JSON)  # one walk for both kinds of record
     results, _warnings = read_task_results(run_dir, [p for p in found if p.name == TASK_JSON])
     if fmt == "md":
+        from coder_eval.reports.markdown import render_run_markdown
+
         text = render_run_markdown(summary, results)
         if output is None:
             return text, []
@@ -206,6 +205,8 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
         gates = suite_gates_on_disk(run_dir, [p for p in found if p.name == SUITE_JSON])
         write_text_atomic(target, junit_text(run_dir, summary, results, gates))
         return None, [target]
+    from coder_eval.reports.html import render_run_html, render_task_html
+
     written: list[Path] = []
     paths = find_task_results(run_dir)
     if output is not None and len(paths) == 1:
