@@ -174,11 +174,15 @@ def junit_text(
 
 def suite_gates_on_disk(run_dir: Path, paths: list[Path] | None = None) -> list[tuple[str, bool, str]]:
     """The suite gates of the suite.json files a run wrote (or of these), which the JUnit renderer orders."""
+    if paths is None:
+        paths = find_run_files(run_dir, SUITE_JSON)
+    if not paths:  # no dataset suites: nothing to read, and no rollup model to build
+        return []
     from coder_eval.models.suite import SuiteRollup
     from coder_eval.suites import suite_gate_entries
 
     rollups = []
-    for path in find_run_files(run_dir, SUITE_JSON) if paths is None else paths:
+    for path in paths:
         try:
             rollups.append(SuiteRollup.model_validate_json(path.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
