@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,9 +95,14 @@ def _probe_bubblewrap() -> threading.Thread:
     The default driver, `auto`, needs the answer for its warning, and the probe is a short-lived
     bwrap process (about 10 ms of waiting); its result is cached, so `environment_warnings` reads
     it. The module is imported here, not in the thread, so no import runs on two threads at once.
+    A probe that fails unexpectedly is not cached: the later call repeats it and reports it.
     """
     from coder_eval.sandbox.bwrap import bwrap_works
 
-    thread = threading.Thread(target=bwrap_works, name="bubblewrap-probe", daemon=True)
+    def probe() -> None:
+        with contextlib.suppress(Exception):
+            bwrap_works()
+
+    thread = threading.Thread(target=probe, name="bubblewrap-probe", daemon=True)
     thread.start()
     return thread
