@@ -53,3 +53,17 @@ def test_report_junit_equals_live_junit(tmp_path: Path) -> None:
     assert gate.get("name") == "default/labels" and gate.find("failure") is not None
     (skip,) = suites["skipped-tasks"].iter("testcase")
     assert skip.get("name", "").endswith("quarantined.yaml") and skip.find("skipped") is not None
+
+
+def test_suite_files_inside_preserved_workspaces_are_not_gates(tmp_path: Path) -> None:
+    """Was: a suite.json anywhere under the run, an agent's workspace included, was read as a gate
+    (and a malformed one failed the report)."""
+    write_suite(tmp_path)
+    proc = run_cli("run", ".", "--run-dir", "r", "--junit-xml", "live.xml", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    artifacts = sorted((tmp_path / "r").rglob("artifacts"))
+    assert artifacts, "the workspaces were preserved"
+    (artifacts[0] / "suite.json").write_text("not a rollup", encoding="utf-8")
+    proc = run_cli("report", "r", "-f", "junit", "-o", "disk.xml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "disk.xml").read_text(encoding="utf-8") == (tmp_path / "live.xml").read_text(encoding="utf-8")

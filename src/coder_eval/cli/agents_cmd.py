@@ -1,7 +1,5 @@
 """`coder-eval agents`: the agent kinds, whether each can run here; `agents install KIND...`."""
 
-from __future__ import annotations
-
 import json
 from typing import Annotated
 

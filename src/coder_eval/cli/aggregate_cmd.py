@@ -1,7 +1,5 @@
 """`coder-eval aggregate RUN_DIR`: rebuild run.json and run.md from the task.json files."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -18,17 +16,22 @@ def aggregate(
     ] = None,
 ) -> None:
     """Rebuild the run summary from the finalized task records on disk."""
-    from rich.markup import escape
+    from coder_eval.common.collector import collector_paused
 
-    from coder_eval.cli.output import err, out
-    from coder_eval.engine.report_files import aggregate as rebuild
+    with collector_paused():  # bounded work over many long-lived records (see common/collector.py)
+        from coder_eval.engine.report_files import aggregate as rebuild
 
-    summary, warnings = rebuild(run_dir, output)
-    for warning in warnings:
-        err().print(f"[yellow]warning:[/] skipped unreadable record: {escape(warning)}")
+        summary, warnings = rebuild(run_dir, output)
+    if warnings:
+        from rich.markup import escape
+
+        from coder_eval.cli.output import err
+
+        for warning in warnings:
+            err().print(f"[yellow]warning:[/] skipped unreadable record: {escape(warning)}")
     rate = "n/a" if summary.pass_rate is None else f"{summary.pass_rate:.1%}"
-    written = escape(str((output or run_dir) / "run.json"))
-    out().print(
+    # Plain text, not Rich: the line has no styling, and importing Rich costs about 20 ms.
+    typer.echo(
         f"{summary.tasks_run} tasks: {summary.tasks_succeeded} succeeded, {summary.tasks_failed} failed, "
-        f"{summary.tasks_error} errors; pass rate {rate}; wrote {written}"
+        f"{summary.tasks_error} errors; pass rate {rate}; wrote {(output or run_dir) / 'run.json'}"
     )

@@ -1,7 +1,5 @@
 """`coder-eval board [RUNS…]`: browse runs in a local web UI, or export it as a static site."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`coder-eval evaluate`: grade a directory against a task (TASK WORKDIR), or re-grade a run (RUN_DIR)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`coder-eval gate RUN_DIR`: the CI verdict of a finished run (used by the GitHub Action)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

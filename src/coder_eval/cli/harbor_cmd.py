@@ -1,7 +1,5 @@
 """`coder-eval export`, `coder-eval import harbor` and `coder-eval harbor reward`: Harbor task-format interop."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

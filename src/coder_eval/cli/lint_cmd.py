@@ -1,7 +1,5 @@
 """`coder-eval lint [PATHS]`: prove each task can fail and can pass, and flag tasks that give themselves away."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`coder-eval plan`: validate tasks and the environment without running anything."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
@@ -29,9 +27,12 @@ def plan(
     limits and sandbox driver, so a typo in an experiment shows up before any run.
     """
     # Plain click styling, not Rich: plan is run often and start-up time matters here.
-    from coder_eval.engine.validation import plan as run_plan
+    from coder_eval.common.collector import collector_paused
 
-    report = run_plan(list(paths or []))
+    with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
+        from coder_eval.engine.validation import plan as run_plan
+
+        report = run_plan(list(paths or []))
     for f in report.files:
         if f.error is not None:
             typer.echo(typer.style("✗ ", fg="red") + str(f.path))

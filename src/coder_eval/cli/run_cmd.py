@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
@@ -245,9 +246,15 @@ def _log_rows(outcome: RunOutcome) -> None:
             )
 
 
+@cache
+def _flag_hints() -> dict[str, Any]:
+    """The evaluated annotations of `RunFlags` (both commands use them; evaluating them is not free)."""
+    return get_type_hints(RunFlags, include_extras=True)
+
+
 def _command(name: str, doc: str, *, grade: bool, omit: frozenset[str] = frozenset()) -> Callable[..., None]:
     """A Typer command whose parameters are the `RunFlags` fields (less `omit`)."""
-    hints = get_type_hints(RunFlags, include_extras=True)
+    hints = _flag_hints()
     params = [
         inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
         for f in fields(RunFlags)

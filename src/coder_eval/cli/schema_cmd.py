@@ -1,7 +1,5 @@
 """`coder-eval schema`: print the task file's JSON Schema."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

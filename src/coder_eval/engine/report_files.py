@@ -25,7 +25,16 @@ from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
 from coder_eval.records.atomic import write_chunks_atomic, write_text_atomic
 from coder_eval.records.compact import HeldResults, row_key
-from coder_eval.records.layout import RUN_JSON, RUN_MD, SUITE_JSON, SUITE_MD, find_task_results, suite_dir
+from coder_eval.records.layout import (
+    RUN_JSON,
+    RUN_MD,
+    SUITE_JSON,
+    SUITE_MD,
+    TASK_JSON,
+    find_run_files,
+    find_task_results,
+    suite_dir,
+)
 from coder_eval.records.store import read_run_summary, read_task_result, read_task_results
 from coder_eval.records.summary import SummaryBuilder, list_spliced_chunks, nested_json, row_json, run_json_chunks
 
@@ -224,13 +233,17 @@ def write_junit(
     write_chunks_atomic(target, junit_chunks(summary, cases, suite_gates=suite_gates or None))
 
 
-def suite_gates_on_disk(run_dir: Path) -> list[tuple[str, bool, str]]:
-    """The suite gates of the suite.json files a run wrote (the JUnit renderer orders them)."""
+def suite_gates_on_disk(run_dir: Path, paths: list[Path] | None = None) -> list[tuple[str, bool, str]]:
+    """The suite gates of the suite.json files a run wrote (or of these), which the JUnit renderer orders."""
+    if paths is None:
+        paths = find_run_files(run_dir, SUITE_JSON)
+    if not paths:  # no dataset suites: nothing to read, and no rollup model to build
+        return []
     from coder_eval.models.suite import SuiteRollup
     from coder_eval.suites import suite_gate_entries
 
     rollups = []
-    for path in sorted(run_dir.rglob(SUITE_JSON)):
+    for path in paths:
         try:
             rollups.append(SuiteRollup.model_validate_json(path.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
@@ -240,13 +253,13 @@ def suite_gates_on_disk(run_dir: Path) -> list[tuple[str, bool, str]]:
 
 def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
     """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
-    from coder_eval.reports.html import render_run_html, render_task_html
-    from coder_eval.reports.markdown import render_run_markdown
-
     _check_run_dir(run_dir)
     summary = read_run_summary(run_dir)
-    results, _warnings = read_task_results(run_dir)
+    found = find_run_files(run_dir, TASK_JSON, SUITE_JSON)  # one walk for both kinds of record
+    results, _warnings = read_task_results(run_dir, [p for p in found if p.name == TASK_JSON])
     if fmt == "md":
+        from coder_eval.reports.markdown import render_run_markdown
+
         text = render_run_markdown(summary, results)
         if output is None:
             return text, []
@@ -254,8 +267,11 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
         return None, [output]
     if fmt == "junit":
         target = output or run_dir / "junit.xml"
-        write_text_atomic(target, junit_text(run_dir, summary, results, suite_gates_on_disk(run_dir)))
+        gates = suite_gates_on_disk(run_dir, [p for p in found if p.name == SUITE_JSON])
+        write_text_atomic(target, junit_text(run_dir, summary, results, gates))
         return None, [target]
+    from coder_eval.reports.html import render_run_html, render_task_html
+
     written: list[Path] = []
     paths = find_task_results(run_dir)
     if output is not None and len(paths) == 1:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +80,29 @@ def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
 
 
 def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
-    files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
+    probe = _probe_bubblewrap()
+    try:
+        files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
+    finally:
+        probe.join()
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
     return PlanReport(files, environment_warnings(definitions))
+
+
+def _probe_bubblewrap() -> threading.Thread:
+    """Find out whether bubblewrap works here while the task files are read.
+
+    The default driver, `auto`, needs the answer for its warning, and the probe is a short-lived
+    bwrap process (about 10 ms of waiting); its result is cached, so `environment_warnings` reads
+    it. The module is imported here, not in the thread, so no import runs on two threads at once.
+    A probe that fails unexpectedly is not cached: the later call repeats it and reports it.
+    """
+    from coder_eval.sandbox.bwrap import bwrap_works
+
+    def probe() -> None:
+        with contextlib.suppress(Exception):
+            bwrap_works()
+
+    thread = threading.Thread(target=probe, name="bubblewrap-probe", daemon=True)
+    thread.start()
+    return thread

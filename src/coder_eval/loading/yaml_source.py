@@ -75,19 +75,33 @@ def shape_problem(root: yaml.Node) -> str | None:
 
     Iterative, so neither a deep nor a self-referencing document can exhaust the stack;
     shared (aliased) nodes are measured once, so an alias bomb is measured in linear time.
+    Scalars, most of a document, are measured where they are met instead of through the stack.
     """
     measured: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded node count, nesting height)
+    scalars: set[int] = set()  # distinct scalar nodes (each counts 1 node, height 1)
     open_nodes: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    stack: list[tuple[yaml.Node, list[yaml.Node] | None]] = [(root, None)]
     while stack:
-        node, finished = stack.pop()
+        node, kids = stack.pop()
         key = id(node)
-        if finished:
-            kids = [measured[id(k)] for k in _children(node)]
-            measured[key] = (1 + sum(k[0] for k in kids), 1 + max((k[1] for k in kids), default=0))
+        if kids is not None:  # every child is measured: measure the node
+            size, height = 1, 0
+            for kid in kids:
+                if isinstance(kid, yaml.ScalarNode):
+                    size += 1
+                    height = height or 1
+                else:
+                    kid_size, kid_height = measured[id(kid)]
+                    size += kid_size
+                    height = max(height, kid_height)
+            measured[key] = (size, height + 1)
             open_nodes.discard(key)
-            if measured[key][1] > MAX_NESTING:
+            if height + 1 > MAX_NESTING:
                 return f"nested more than {MAX_NESTING} levels deep"
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            scalars.add(key)
+            measured.setdefault(key, (1, 1))
             continue
         if key in measured:
             continue
@@ -95,10 +109,16 @@ def shape_problem(root: yaml.Node) -> str | None:
             line = node.start_mark.line + 1
             return f"the anchor at line {line} is aliased inside itself (a recursive alias)"
         open_nodes.add(key)
-        stack.append((node, True))
-        stack.extend((k, False) for k in reversed(_children(node)))
+        children = _children(node)
+        stack.append((node, children))
+        for kid in reversed(children):
+            if isinstance(kid, yaml.ScalarNode):
+                scalars.add(id(kid))
+            else:
+                stack.append((kid, None))
     expanded = measured[id(root)][0]
-    if expanded - len(measured) > MAX_ALIAS_EXPANSION:
+    distinct = len(measured) + len(scalars - measured.keys())
+    if expanded - distinct > MAX_ALIAS_EXPANSION:
         return f"aliases expand the document to {expanded} nodes (at most {MAX_ALIAS_EXPANSION} more allowed)"
     return None
 
@@ -114,21 +134,29 @@ def duplicate_key(root: yaml.Node) -> str | None:
         seen_nodes.add(id(node))
         if isinstance(node, yaml.MappingNode):
             keys: dict[str, int] = {}
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    stack.append(key_node)
+                if not isinstance(value_node, yaml.ScalarNode):
+                    stack.append(value_node)
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                if key_node.tag == "tag:yaml.org,2002:merge":
                     continue
                 line = key_node.start_mark.line + 1
                 if key_node.value in keys:
                     return f"key {key_node.value!r} appears twice (lines {keys[key_node.value]} and {line})"
                 keys[key_node.value] = line
-        stack.extend(_children(node))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(item for item in node.value if not isinstance(item, yaml.ScalarNode))
     return None
 
 
 def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
     """Parse YAML text; a syntax error becomes a TaskConfigError naming the line."""
+    loader = _Loader(text)
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = loader.get_single_node()
         shape = shape_problem(node) if node is not None else None
         duplicate = duplicate_key(node) if node is not None and shape is None else None
         if duplicate is not None:
@@ -142,7 +170,11 @@ def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
                 "",
                 "write the values out instead of nesting or aliasing them",
             )
-        data = yaml.load(text, Loader=_Loader) if node is not None else None
+        lines: LineMap = {}
+        if node is None:
+            return None, lines
+        _index_lines(node, (), lines)  # before constructing: merge keys (<<) are flattened in place
+        data = loader.construct_document(node)  # the node composed above: the text is parsed once
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -152,9 +184,8 @@ def parse_yaml_text(text: str, source: Path | str) -> tuple[Any, LineMap]:
         raise TaskConfigError.single(
             source, f"not valid YAML (a value cannot be read: {exc})", "", "quote the value to keep it a string"
         ) from None
-    lines: LineMap = {}
-    if node is not None:
-        _index_lines(node, (), lines)
+    finally:
+        loader.dispose()
     return data, lines
 
 

@@ -12,13 +12,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 class StrictModel(BaseModel):
     """Unknown keys are errors: a typo in YAML must never be silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", validate_default=False)
+    model_config = ConfigDict(extra="forbid", validate_default=False, defer_build=True)
 
 
 class RecordModel(BaseModel):
     """Records we write and read back; unknown keys are ignored so newer files still load."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
 
 def _compiles(pattern: str) -> str:

@@ -18,7 +18,7 @@ JUDGE_TYPES = frozenset({"llm_judge", "agent_judge", "system_one_judge"})
 class CriterionResult(BaseModel):
     """The outcome of one criterion. Extra keys round-trip so subclass fields survive."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     result_kind: Literal["basic"] = Field(
         "basic", description="Which result shape this is: basic, classification or judge."

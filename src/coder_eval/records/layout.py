@@ -56,10 +56,36 @@ def point_latest(runs_root: Path, run_dir: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def find_run_files(run_dir: Path, *names: str) -> list[Path]:
+    """Every file with one of `names` under a run directory, sorted, outside preserved workspaces.
+
+    Nothing under an `artifacts/` or `.sandboxes/` directory is a record of the run (the agent
+    wrote it), so the walk does not enter them: they hold most of a run's entries. A directory
+    that cannot be listed is skipped, and symbolic links to directories are not followed.
+    """
+    found: list[tuple[str, ...]] = []  # relative parts: sorting them sorts the paths as Path does
+    pending: list[tuple[str, tuple[str, ...]]] = [(str(run_dir), ())]
+    while pending:
+        directory, parts = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in names and (not entry.is_symlink() or os.path.exists(entry.path)):
+                found.append((*parts, entry.name))
+            if entry.name in (ARTIFACTS_DIR, SCRATCH_DIR):
+                continue
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                pending.append((entry.path, (*parts, entry.name)))
+    return [run_dir.joinpath(*parts) for parts in sorted(found)]
+
+
 def find_task_results(run_dir: Path) -> list[Path]:
     """Every task.json under a run directory, excluding preserved sandboxes."""
-    return sorted(
-        p
-        for p in run_dir.rglob(TASK_JSON)
-        if ARTIFACTS_DIR not in (parts := p.relative_to(run_dir).parts) and SCRATCH_DIR not in parts
-    )
+    return find_run_files(run_dir, TASK_JSON)

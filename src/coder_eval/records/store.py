@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from coder_eval.common.collector import collector_paused
 from coder_eval.errors import RecordError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
@@ -30,15 +31,16 @@ def read_task_result(path: Path) -> EvaluationResult:
         raise RecordError(f"{path} is not a valid task record ({where}: {first['msg']})") from None
 
 
-def read_task_results(run_dir: Path) -> tuple[list[EvaluationResult], list[str]]:
-    """All task results under a run dir, plus a warning for each unreadable one."""
+def read_task_results(run_dir: Path, paths: list[Path] | None = None) -> tuple[list[EvaluationResult], list[str]]:
+    """All task results under a run dir (or these task.json files of it), plus a warning for each unreadable one."""
     results: list[EvaluationResult] = []
     warnings: list[str] = []
-    for path in find_task_results(run_dir):
-        try:
-            results.append(read_task_result(path))
-        except RecordError as exc:
-            warnings.append(str(exc))
+    with collector_paused():
+        for path in find_task_results(run_dir) if paths is None else paths:
+            try:
+                results.append(read_task_result(path))
+            except RecordError as exc:
+                warnings.append(str(exc))
     return results, warnings
 
 
