@@ -19,6 +19,14 @@ from coder_eval.models.tools import ToolVocabulary
 _ERROR_KINDS = {429: "rate_limit_error", 500: "api_error", 503: "overloaded_error", 529: "overloaded_error"}
 
 
+async def _delay_or_fail(entry: JudgeEntry) -> None:
+    """What every scripted judge answer does first: wait its `delay`, raise its scripted `error`."""
+    if entry.delay:
+        await asyncio.sleep(entry.delay)
+    if entry.error is not None:
+        raise GatewayError(entry.error, f"scripted judge error {entry.error}", _ERROR_KINDS[entry.error])
+
+
 class ScriptedVerdict:
     """Answers a forced-tool judge call with the entry's verdict (or its text reply)."""
 
@@ -28,10 +36,7 @@ class ScriptedVerdict:
 
     async def reply(self, request: ModelRequest) -> ModelReply:
         entry = self.entry
-        if entry.delay:
-            await asyncio.sleep(entry.delay)
-        if entry.error is not None:
-            raise GatewayError(entry.error, f"scripted judge error {entry.error}", _ERROR_KINDS[entry.error])
+        await _delay_or_fail(entry)
         args = (
             entry.verdict
             if entry.verdict is not None
@@ -71,11 +76,7 @@ class ScriptedJudgeAgent:
         self.model = ScriptedModel(script, cwd=cwd, vocabulary=vocabulary)
 
     async def reply(self, request: ModelRequest) -> ModelReply:
-        entry = self.entry
-        if entry.delay:
-            await asyncio.sleep(entry.delay)
-        if entry.error is not None:
-            raise GatewayError(entry.error, f"scripted judge error {entry.error}", _ERROR_KINDS[entry.error])
+        await _delay_or_fail(self.entry)
         return await self.model.reply(request, main=bool(self.marker) and self.marker in request.system)
 
 
