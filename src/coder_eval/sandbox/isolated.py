@@ -22,9 +22,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from coder_eval.common.process import exits_within
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
-from coder_eval.sandbox.drivers import SandboxRequest
+from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
+from coder_eval.sandbox.unit_user import hand_over, take_back, unit_user
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
@@ -56,9 +57,9 @@ class IsolatedEnvironment(HostEnvironment):
             scratch.mkdir(parents=True, exist_ok=True)
         self.unit_dir = Path(tempfile.mkdtemp(prefix="unit-", dir=scratch)).resolve()
         self.unit_dir.chmod(0o711)
+        self.unit_user = unit_user()
         home = self.unit_dir / "home"
-        home.mkdir()
-        home.chmod(0o777)
+        home.mkdir(mode=0o700)
         self.share_dir = self.unit_dir / "share"
         self.share_dir.mkdir()
         super().__init__(workspace, finish=finisher, home=home, passthrough=request.config.passthrough())
@@ -85,7 +86,11 @@ class IsolatedEnvironment(HostEnvironment):
     def _start_holder(
         self, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()
     ) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
+        return self._await_ready(self._spawn_holder(argv, env, pass_fds))
+
+    @staticmethod
+    def _spawn_holder(argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             argv,
             env=env,
             stdin=subprocess.PIPE,
@@ -94,6 +99,10 @@ class IsolatedEnvironment(HostEnvironment):
             start_new_session=True,
             pass_fds=pass_fds,
         )
+
+    @staticmethod
+    def _await_ready(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+        """Wait for the holder's "ready" line; a holder that fails to start raises SetupError with its output."""
         assert proc.stdout is not None
         line = proc.stdout.readline()
         if line.strip() != b"ready":
@@ -105,13 +114,20 @@ class IsolatedEnvironment(HostEnvironment):
         return proc
 
     def seal(self) -> None:
-        """Set-up is over; the holder starts with the first command or agent that needs it."""
+        """Set-up is over: the unit's user gets its workspace and HOME; the holder starts when first needed."""
+        if not self.sealed:
+            hand_over([self.workspace, self.home_dir], self.unit_user)
         self.sealed = True
 
     def ensure_holder(self) -> None:
-        self.sealed = True
+        if not self.sealed:
+            IsolatedEnvironment.seal(self)
         if self.holder is None:
             self.holder = self.start_holder()
+
+    def hand_over_home(self) -> None:
+        """Give the unit's user what the harness created in its HOME since (an agent's config directories)."""
+        hand_over([self.home_dir], self.unit_user)
 
     @abstractmethod
     def start_holder(self) -> subprocess.Popen[bytes]:
@@ -161,6 +177,8 @@ class IsolatedEnvironment(HostEnvironment):
         finally:
             self.bridge.close()
             shutil.rmtree(self.socket_dir, ignore_errors=True)
+            if self.request.mode is not PreservationMode.NONE:
+                take_back(self.workspace, self.unit_user)
             kept = super().finish()
             shutil.rmtree(self.unit_dir, ignore_errors=True)
         return kept

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import time
 import uuid
 from pathlib import Path
 
+from coder_eval.common.host_tools import find_host_tool, host_tool
 from coder_eval.models.sandbox import ResourceLimits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -46,8 +46,8 @@ class UnitLimits:
         if not self.active:
             return []
         if self.dirs:
-            return ["/bin/sh", "-c", JOIN, "sh", *(str(d / "cgroup.procs") for d in self.dirs), "--"]
-        prlimit = shutil.which("prlimit")
+            return [host_tool("sh"), "-c", JOIN, "sh", *(str(d / "cgroup.procs") for d in self.dirs), "--"]
+        prlimit = find_host_tool("prlimit")
         if prlimit is None:
             return []
         flags = []
