@@ -40,7 +40,7 @@ from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationRe
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
-from coder_eval.sandbox.deadline import Deadline, Watchdog
+from coder_eval.sandbox.deadline import Deadline, Watchdog, limits_in_force
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
 from coder_eval.sandbox.sandbox import Sandbox
@@ -187,10 +187,24 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     _fresh_dir(state.unit.directory(options.run_dir))
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
+    _note_limits(state, sandbox)
     if not state.unit.task.definition.pre_run:
         return None
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
     return failure
+
+
+def _note_limits(state: UnitState, sandbox: Sandbox) -> None:
+    """Which resource limits hold for this unit, in its record and log; set ones that do not, said so."""
+    in_force = limits_in_force(sandbox.live)
+    state.env_info["sandbox_limits"] = in_force
+    if in_force:
+        state.log.add("limits: " + ", ".join(f"{k} {v}" for k, v in in_force.items()))
+    ignored = [n for n in sandbox.config.limits.set_by_task() if n not in in_force]
+    if ignored:
+        state.log.add(
+            f"not enforced by the {sandbox.config.driver} driver: {', '.join(ignored)} (only the deadline binds)"
+        )
 
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
@@ -276,6 +290,9 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
     # Every process the agent left (detached ones too) ends before the reference exists anywhere.
     sandbox.kill_processes()
+    breach = sandbox.limit_breach()
+    if breach is not None:
+        state.fail(FinalStatus.ERROR, breach)
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
@@ -289,6 +306,9 @@ def _finish_and_record(
     if sandbox is not None and sandbox.root is not None:
         # every process of the unit is gone (finish kills them) before the record is written
         state.sandbox_path = sandbox.finish()
+        breach = sandbox.limit_breach()  # measured once more as the unit ended
+        if breach is not None:
+            state.fail(FinalStatus.ERROR, breach)
         state.secret_hits = scan_artifacts(state.sandbox_path)
         if state.secret_hits:
             state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")

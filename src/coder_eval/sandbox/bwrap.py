@@ -38,6 +38,7 @@ from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvir
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
+from coder_eval.sandbox.unit_user import unit_user
 
 ENTRY_SCRIPT = 'cd "$0" && exec "$@"'
 
@@ -52,7 +53,15 @@ def bwrap_works() -> bool:
     binary = bwrap_binary()
     if binary is None:
         return False
-    argv = [binary, "--unshare-all", *set_up_flags(), "--die-with-parent", *system_mounts(), "--", "/bin/true"]
+    argv = [
+        binary,
+        "--unshare-all",
+        *set_up_flags(unit_user()),
+        "--die-with-parent",
+        *system_mounts(),
+        "--",
+        "/bin/true",
+    ]
     try:
         return subprocess.run(argv, env={}, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
@@ -101,6 +110,13 @@ class BubblewrapEnvironment(IsolatedEnvironment):
     @property
     def python(self) -> str:
         return os.path.realpath(sys.executable)
+
+    def limits_in_force(self) -> dict[str, str]:
+        found = self.limits.enforced()
+        tmp = self.config.limits.effective("tmp_size_mb")
+        if tmp:
+            found["tmp_size_mb"] = f"{tmp:g} (tmpfs size)"
+        return found
 
     def fallback_path_entries(self) -> list[str]:
         # after the unit's own entries (a sandbox venv's python wins), before the host's PATH
@@ -162,6 +178,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
                 with contextlib.suppress(OSError):
                     os.close(block_w)
         self._await_ready(proc)
+        self.userns.ready()
         self._keep = {self._inner_pid, *_children(self._inner_pid)}  # bwrap's init and the waiting shell
         return proc
 
@@ -190,18 +207,16 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         return inside
 
     def _enter(self, cwd: Path, loader: Mapping[str, str]) -> list[str]:
-        """The way into the holder's namespaces: uid 1000, no capabilities, no_new_privs, then `cwd`."""
+        """The way into the holder's namespaces as uid 1000 without capabilities, then `cwd`.
+
+        No `no_new_privs` step is needed: every mount of the unit is nosuid (setuid bits and file
+        capabilities are ignored there) and no process inside can mount anything.
+        """
         assert self.holder is not None
-        nnp = [inside_tool("setpriv"), "--no-new-privs", "--"]
-        return [
-            *self.userns.enter_argv(),
-            *nnp,
-            *loader_prefix(loader),
-            inside_tool("sh"),
-            "-c",
-            ENTRY_SCRIPT,
-            str(cwd),
-        ]
+        script = ENTRY_SCRIPT
+        if self.limits.disk:  # the largest file any process may write (dash counts 512-byte blocks)
+            script = f"ulimit -f {self.limits.disk * 2048} && {script}"
+        return [*self.userns.enter_argv(), *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)
@@ -209,7 +224,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         env, loader = split_loader_env({**self.base_env(), **command.env})
         if not self.sealed:  # set-up: a throwaway namespace, network as the host's
             argv = [*self._bwrap(extra_rw=command.cache_dirs, net=True, cwd=cwd), *read_only_root()]
-            argv[1:1] = set_up_flags()
+            argv[1:1] = set_up_flags(self.unit_user)
             argv += ["--", *loader_prefix(loader), *body]
         else:
             self.ensure_holder()

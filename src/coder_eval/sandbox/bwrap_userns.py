@@ -1,33 +1,27 @@
 """How a bubblewrap unit's user namespace is built and entered, so that nothing in it holds privilege.
 
 Requirements (docs/security.md): every process of a unit (the agent, its children, criteria,
-hooks) runs as uid 1000 with no capabilities and `no_new_privs`, cannot change the mounts the
-harness set up (no remount, no umount), and cannot create a user namespace of its own in which it
-would hold capabilities again. bubblewrap builds the namespaces; the harness enters them with
-`nsenter` for every later command. Entering a user namespace gives the entering process every
-capability *in that namespace*, so where the unit's processes live, and who owns the mount
-namespace, decides what an entered process can do. Two schemes, one per kind of harness:
+hooks) runs as a non-zero uid with no capabilities and cannot change the mounts the harness set up (no
+remount, no umount). bubblewrap builds the namespaces; the harness enters them with `nsenter` for
+every later command. Entering a user namespace gives the entering process every capability *in
+that namespace* until it executes a program as a uid that is not the namespace's root, so each
+scheme makes sure an entered process has a uid that is never that root:
 
-**The harness is root (`MappedUserns`).** bwrap runs as root, waits (`--userns-block-fd`) while
-the harness writes the user namespace's maps itself: uid/gid 0 ↔ host 0 (bwrap's own set-up
-identity, which is why it can still bind paths under `/root`), and 1000 ↔ the dedicated unit user
-(see unit_user.py). The harness then sets the namespace's `user.max_user_namespaces` to 0, so no
-process inside can create a user namespace. Every process enters as 1000 (`nsenter -S 1000
--G 1000`); changing uid away from the namespace's root drops every capability, `setpriv
---no-new-privs` makes sure nothing regains one (setuid binaries, file capabilities), and the
-mounts belong to a namespace in which no unit process is root.
+**The harness is root (`MappedUserns`).** bwrap runs as root and waits (`--userns-block-fd`)
+while the harness writes the namespace's maps itself: 0 ↔ host 0 (bwrap's own set-up identity,
+which is why it can still bind paths under `/root`) and 1000 ↔ the dedicated unit user (see
+unit_user.py). Commands enter as 1000 (`nsenter -S 1000 -G 1000`): changing uid away from the
+namespace's root drops every capability.
 
-**The harness is an ordinary user (`NestedUserns`).** An unprivileged user can map only itself,
-so bwrap's own nesting is used: `--disable-userns` sets up the mounts in an outer user namespace
-(U1, where the harness's user is root), then moves the sandbox into a nested one (U2) whose only
-uid is 1000, and leaves U1 unable to hold another namespace. Entering U2 directly fails (the
-mount namespace belongs to U1, where a process of U2 holds nothing), so a command enters U1 and
-every other namespace first, then the nested U2 from inside (the second `nsenter`, read from the
-read-only `/usr`), and only then runs. The harness keeps a descriptor of U1 open per unit
-(`NS_GET_PARENT` on U2) and names it as `/proc/<harness>/fd/<n>`.
+**The harness is an ordinary user (`NestedUserns`).** The unit runs as the harness's own uid
+(never 0) in a user namespace that has no root; see the class for how commands get in.
 
-Neither scheme lets a unit process `ptrace` an entering command in its privileged instant:
-ptrace across user namespaces needs CAP_SYS_PTRACE in the target's namespace.
+Either way the mount namespace belongs to a user namespace in which no unit process holds a
+capability, every mount is nosuid (setuid bits and file capabilities do nothing), and a user
+namespace a unit process creates for itself (Codex sandboxes its commands that way) gets a copy of
+the mounts that the kernel locks: they cannot be unmounted or made writable there either. No unit
+process can `ptrace` an entering command in its privileged instant (that needs the target's
+capabilities as a subset of the tracer's).
 """
 
 from __future__ import annotations
@@ -36,7 +30,6 @@ import contextlib
 import fcntl
 import json
 import os
-import subprocess
 from abc import ABC, abstractmethod
 from typing import IO
 
@@ -45,7 +38,6 @@ from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_user import INSIDE_GID, INSIDE_UID, UnitUser
 
 NS_GET_PARENT = 0xB702
-START_TIMEOUT = 30.0
 
 
 def read_info(stream: IO[bytes]) -> dict[str, object]:
@@ -86,6 +78,9 @@ class UnitUserns(ABC):
         """bwrap reported its sandbox process `child`; finish the namespace, then let bwrap go on."""
         self.child = child
 
+    def ready(self) -> None:
+        """The sandbox runs its command: bwrap has finished arranging its namespaces."""
+
     @abstractmethod
     def enter_argv(self) -> list[str]:
         """The command line that puts what follows it inside the unit, as uid 1000 without capabilities."""
@@ -94,23 +89,15 @@ class UnitUserns(ABC):
         """Release what the scheme holds for the unit."""
 
 
-def set_up_flags() -> list[str]:
-    """Throwaway set-up namespaces (uv, npm): uid 1000 without capabilities, no nested user namespaces.
+def set_up_flags(user: UnitUser) -> list[str]:
+    """Throwaway set-up namespaces (uv, npm): a non-zero uid without capabilities.
 
-    Set-up runs the task author's own installs as the harness's host user (root's bwrap maps 1000
-    to root), so they can fill the workspace and the harness's package cache; the harness hands the
-    workspace to the unit's user afterwards.
+    Set-up runs the task author's own installs as the harness's host user (root's bwrap maps
+    uid 1000 inside to root outside), so they can fill the workspace and the harness's package
+    cache; the harness hands the workspace to the unit's user afterwards.
     """
-    return [
-        "--unshare-user",
-        "--uid",
-        str(INSIDE_UID),
-        "--gid",
-        str(INSIDE_GID),
-        "--cap-drop",
-        "ALL",
-        "--disable-userns",
-    ]
+    ids = ["--uid", str(INSIDE_UID), "--gid", str(INSIDE_GID)] if user.harness_is_root else []
+    return ["--unshare-user", *ids, "--cap-drop", "ALL"]
 
 
 class MappedUserns(UnitUserns):
@@ -136,14 +123,9 @@ class MappedUserns(UnitUserns):
         super().started(child, release)
         try:
             for kind, outside in (("uid", self.user.uid), ("gid", self.user.gid)):
+                inside = INSIDE_UID if kind == "uid" else INSIDE_GID
                 with open(f"/proc/{child}/{kind}_map", "w") as fh:
-                    fh.write(f"0 0 1\n{INSIDE_UID if kind == 'uid' else INSIDE_GID} {outside} 1\n")
-            # no user namespace inside: the unit could hold capabilities again in one of its own
-            argv = [host_tool("nsenter"), "-t", str(child), "-U", "-S", "0", "-G", "0", "--"]
-            argv += [host_tool("sh"), "-c", "echo 0 > /proc/sys/user/max_user_namespaces"]
-            done = subprocess.run(argv, env={}, capture_output=True, timeout=START_TIMEOUT, stdin=subprocess.DEVNULL)
-            if done.returncode != 0:
-                raise SetupError(f"could not close the unit's user namespace: {done.stderr.decode()[-400:]}")
+                    fh.write(f"0 0 1\n{inside} {outside} 1\n")
         except OSError as exc:
             raise SetupError(f"could not map the unit's user namespace: {exc}") from None
         finally:
@@ -157,18 +139,28 @@ class MappedUserns(UnitUserns):
 
 
 class NestedUserns(UnitUserns):
-    """Ordinary harness: bwrap's outer namespace owns the mounts, the unit lives in the nested one."""
+    """Ordinary harness: bwrap's outer namespace owns the mounts, the unit lives in a nested one.
+
+    An unprivileged bwrap needs to be root in its namespace to mount `/dev`'s pseudo-terminals, so
+    it builds the mounts in an outer user namespace (U1, where the harness's uid is 0) and runs the
+    sandbox in a nested one (U2) where the harness's uid is itself again. Entering U2 directly
+    would not do: the mount namespace belongs to U1, where a process of U2 holds nothing. So a
+    command enters U1 and every other namespace first (the harness keeps a descriptor of U1 per
+    unit, `NS_GET_PARENT` of U2, named as `/proc/<harness>/fd/<n>`), then U2 from inside with a
+    second `nsenter`, read from the read-only `/usr`, and runs only then, as a uid U2 has no root
+    for: without capabilities.
+    """
 
     def __init__(self, user: UnitUser) -> None:
         super().__init__(user)
         self._outer: int | None = None
 
     def bwrap_flags(self, block_fd: int | None) -> list[str]:
-        return set_up_flags()
+        return ["--unshare-user", "--cap-drop", "ALL"]
 
-    def started(self, child: int, release: int | None) -> None:
-        super().started(child, release)
-        inner = os.open(f"/proc/{child}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    def ready(self) -> None:
+        # only now: bwrap reports its process before it moves into the nested namespace
+        inner = os.open(f"/proc/{self.child}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
         try:
             self._outer = fcntl.ioctl(inner, NS_GET_PARENT)
         except OSError as exc:
@@ -179,14 +171,8 @@ class NestedUserns(UnitUserns):
     def enter_argv(self) -> list[str]:
         assert self._outer is not None
         nsenter = host_tool("nsenter")
-        outer = [
-            nsenter,
-            f"--user=/proc/{os.getpid()}/fd/{self._outer}",
-            "--preserve-credentials",
-            "-t",
-            str(self.child),
-        ]
-        outer += ["-m", "-u", "-i", "-n", "-p", "-r", "--"]
+        outer = [nsenter, f"--user=/proc/{os.getpid()}/fd/{self._outer}", "--preserve-credentials"]
+        outer += ["-t", str(self.child), "-m", "-u", "-i", "-n", "-p", "-r", "--"]
         # inside: /proc is the unit's own, and its PID 1 (bwrap's init) lives in the nested namespace
         return [*outer, nsenter, "--user=/proc/1/ns/user", "--preserve-credentials", "--"]
 

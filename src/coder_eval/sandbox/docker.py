@@ -29,7 +29,6 @@ from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
-from coder_eval.sandbox.unit_user import hand_over
 
 KILL_TIMEOUT = 30
 
@@ -116,6 +115,21 @@ class DockerEnvironment(IsolatedEnvironment):
             argv += ["-v", f"{self.workspace}:{self.workdir}"]
         return [*argv, "-w", self._inner_cwd(self.workspace), self.image, *self.holder_argv(self.python)]
 
+    def limits_in_force(self) -> dict[str, str]:
+        limits = self.config.limits
+        how = {
+            "max_memory_mb": "--memory",
+            "max_cpus": "--cpus",
+            "max_pids": "--pids-limit",
+            "tmp_size_mb": "tmpfs size",
+        }
+        found = {n: f"{limits.effective(n):g} ({h})" for n, h in how.items() if limits.effective(n)}
+        if limits.effective("max_disk_mb"):
+            found["max_disk_mb"] = (
+                f"{limits.effective('max_disk_mb'):g} (workspace and HOME; the container's own layer is not bounded)"
+            )
+        return found
+
     def base_env(self) -> dict[str, str]:
         env = super().base_env()
         env["PATH"] = os.pathsep.join(p for p in (env.get("PATH"), str(self.bin_dir)) if p)
@@ -132,7 +146,7 @@ class DockerEnvironment(IsolatedEnvironment):
 
     def seal(self) -> None:
         if not self.sealed:
-            hand_over([self.workspace, self.home_dir], self.unit_user)
+            self._hand_over_and_watch()
             if self.isolated_net:
                 done = _client(["network", "disconnect", "--force", "bridge", self.name], timeout=60)
                 if done.returncode != 0:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from coder_eval.common.process import exits_within
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
+from coder_eval.sandbox.disk_watch import DiskWatch
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
@@ -73,6 +74,7 @@ class IsolatedEnvironment(HostEnvironment):
         self.bridge = SocketBridge(self.socket_dir / "gw.sock")
         self.holder: subprocess.Popen[bytes] | None = None
         self.sealed = False
+        self.disk_watch: DiskWatch | None = None
 
     @property
     def tools(self) -> list[Path]:
@@ -116,12 +118,26 @@ class IsolatedEnvironment(HostEnvironment):
     def seal(self) -> None:
         """Set-up is over: the unit's user gets its workspace and HOME; the holder starts when first needed."""
         if not self.sealed:
-            hand_over([self.workspace, self.home_dir], self.unit_user)
+            self._hand_over_and_watch()
         self.sealed = True
+
+    def _hand_over_and_watch(self) -> None:
+        hand_over([self.workspace, self.home_dir], self.unit_user)
+        cap = self.config.limits.effective("max_disk_mb")
+        if cap and self.disk_watch is None:
+            self.disk_watch = DiskWatch([self.workspace, self.home_dir], int(cap), self._over_disk)
+
+    def _over_disk(self, _why: str) -> None:
+        self.kill_all()
+
+    def limit_breach(self) -> str | None:
+        """Why the unit went over one of its limits (its processes were killed then), if it did."""
+        return self.disk_watch.breach if self.disk_watch is not None else None
 
     def ensure_holder(self) -> None:
         if not self.sealed:
-            IsolatedEnvironment.seal(self)
+            self._hand_over_and_watch()
+            self.sealed = True
         if self.holder is None:
             self.holder = self.start_holder()
 
@@ -174,6 +190,8 @@ class IsolatedEnvironment(HostEnvironment):
         try:
             self.end_processes()
             self.stop_holder()
+            if self.disk_watch is not None:
+                self.disk_watch.final_check()
         finally:
             self.bridge.close()
             shutil.rmtree(self.socket_dir, ignore_errors=True)

@@ -11,7 +11,7 @@ from coder_eval.common.process import ExecResult
 from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import SandboxConfig
-from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline
+from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
@@ -123,6 +123,10 @@ class Sandbox:
     def _bounded(self, env: SandboxEnvironment) -> SandboxEnvironment:
         env.add_env({UNIT_TAG_VAR: self.tag})
         return env if self.deadline is None else BoundedEnvironment(env, self.deadline)
+
+    def limit_breach(self) -> str | None:
+        """Why the unit went over one of its limits (disk), if it did; its processes were killed then."""
+        return limit_breach(self.environment) if self.environment is not None else None
 
     def kill_processes(self) -> None:
         """End every process of the unit now, detached ones too (safe from any thread)."""

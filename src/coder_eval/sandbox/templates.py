@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from coder_eval.common.host_tools import HostToolMissingError, host_tool
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import RepoSource, StarterFilesSource, TemplateDirSource, TemplateSource
@@ -22,7 +23,7 @@ def _git(args: list[str], cwd: Path | None = None) -> None:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     try:
         subprocess.run(
-            ["git", *args],
+            [host_tool("git"), *args],
             cwd=cwd,
             env=env,
             check=True,
@@ -35,6 +36,8 @@ def _git(args: list[str], cwd: Path | None = None) -> None:
         raise SetupError(f"git {args[0]} failed: {exc.stderr.strip()[:500]}") from None
     except subprocess.TimeoutExpired:
         raise SetupError(f"git {args[0]} timed out after {GIT_TIMEOUT}s") from None
+    except HostToolMissingError as exc:
+        raise SetupError(str(exc)) from None
 
 
 def apply_repo(src: RepoSource, root: Path) -> None:

@@ -29,33 +29,65 @@ JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift;
 
 
 class UnitLimits:
-    """The limits of one unit: `prefix()` goes before every command line that starts inside."""
+    """The limits of one unit: `prefix()` goes before every command line that starts inside.
+
+    Memory, CPU and process limits use the task's values, else the defaults, where a cgroup binds
+    them for the unit as a whole. Without a cgroup, `prlimit` takes over only the values the task
+    set itself: a default address-space cap would break runtimes that reserve large virtual
+    ranges (V8, the JVM), and RLIMIT_NPROC counts every process of the host user. The largest file
+    size (RLIMIT_FSIZE, at `max_disk_mb`) binds through prlimit for every process, always.
+    """
 
     def __init__(self, limits: ResourceLimits) -> None:
         self.limits = limits
+        self.memory = _int(limits.effective("max_memory_mb"))
+        self.pids = _int(limits.effective("max_pids"))
+        self.cpus = limits.max_cpus
+        self.disk = _int(limits.effective("max_disk_mb"))
         self.dirs: list[Path] = []
-        wanted = limits.max_memory_mb or limits.max_cpus or limits.max_pids
-        if wanted:
-            self.dirs = _make_cgroup(limits, f"coder-eval-{uuid.uuid4().hex[:12]}")
+        if self.memory or self.cpus or self.pids:
+            self.dirs = _make_cgroup(self.memory, self.cpus, self.pids, f"coder-eval-{uuid.uuid4().hex[:12]}")
 
     @property
     def active(self) -> bool:
-        return bool(self.limits.max_memory_mb or self.limits.max_cpus or self.limits.max_pids)
+        return bool(self.dirs or self._prlimit_flags())
+
+    def enforced(self) -> dict[str, str]:
+        """Each limit in force and how: the unit's record says what held."""
+        out: dict[str, str] = {}
+        by_task = set(self.limits.set_by_task())
+        for name, value in (("max_memory_mb", self.memory), ("max_pids", self.pids), ("max_cpus", self.cpus)):
+            if value is None:
+                continue
+            if self.dirs:
+                out[name] = f"{value:g} (cgroup)"
+            elif name in by_task and name != "max_cpus" and find_host_tool("prlimit"):
+                out[name] = f"{value:g} (prlimit, per process)"
+            else:
+                out[name] = f"{value:g} not enforced (no cgroup can be created here)"
+        if self.disk:
+            out["max_disk_mb"] = f"{self.disk} (file size limit and disk watch)"
+        return out
+
+    def _prlimit_flags(self) -> list[str]:
+        flags = []
+        by_task = set(self.limits.set_by_task())
+        if not self.dirs:
+            if self.memory and "max_memory_mb" in by_task:
+                flags.append(f"--as={self.memory * 1024 * 1024}")
+            if self.pids and "max_pids" in by_task:
+                flags.append(f"--nproc={self.pids}")
+        return flags
 
     def prefix(self) -> list[str]:
-        if not self.active:
-            return []
+        out: list[str] = []
         if self.dirs:
-            return [host_tool("sh"), "-c", JOIN, "sh", *(str(d / "cgroup.procs") for d in self.dirs), "--"]
-        prlimit = find_host_tool("prlimit")
-        if prlimit is None:
-            return []
-        flags = []
-        if self.limits.max_memory_mb:
-            flags.append(f"--as={self.limits.max_memory_mb * 1024 * 1024}")
-        if self.limits.max_pids:
-            flags.append(f"--nproc={self.limits.max_pids}")
-        return [prlimit, *flags, "--"] if flags else []
+            out += [host_tool("sh"), "-c", JOIN, "sh", *(str(d / "cgroup.procs") for d in self.dirs), "--"]
+        flags = self._prlimit_flags()
+        prlimit = find_host_tool("prlimit") if flags else None
+        if prlimit is not None:
+            out += [prlimit, *flags, "--"]
+        return out
 
     def close(self) -> None:
         """Kill whatever is still in the cgroup, then remove it."""
@@ -87,16 +119,20 @@ def _removed(directory: Path) -> bool:
     return True
 
 
-def _settings(limits: ResourceLimits, v2: bool) -> dict[str, dict[str, str]]:
+def _int(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _settings(memory: int | None, cpus: float | None, pids: int | None, v2: bool) -> dict[str, dict[str, str]]:
     """{controller: {file: value}} for the limits that are set."""
     out: dict[str, dict[str, str]] = {}
-    if limits.max_memory_mb:
-        size = str(limits.max_memory_mb * 1024 * 1024)
+    if memory:
+        size = str(memory * 1024 * 1024)
         out["memory"] = {"memory.max": size} if v2 else {"memory.limit_in_bytes": size}
-    if limits.max_pids:
-        out["pids"] = {"pids.max": str(limits.max_pids)}
-    if limits.max_cpus:
-        quota = str(max(1000, int(limits.max_cpus * CFS_PERIOD_US)))
+    if pids:
+        out["pids"] = {"pids.max": str(pids)}
+    if cpus:
+        quota = str(max(1000, int(cpus * CFS_PERIOD_US)))
         out["cpu"] = (
             {"cpu.max": f"{quota} {CFS_PERIOD_US}"}
             if v2
@@ -105,12 +141,12 @@ def _settings(limits: ResourceLimits, v2: bool) -> dict[str, dict[str, str]]:
     return out
 
 
-def _make_cgroup(limits: ResourceLimits, name: str) -> list[Path]:
+def _make_cgroup(memory: int | None, cpus: float | None, pids: int | None, name: str) -> list[Path]:
     """The unit's cgroup directories (one on v2, one per controller on v1); [] when we may not create them."""
     v2 = (CGROUP_ROOT / "cgroup.controllers").is_file()
     made: list[Path] = []
     try:
-        for controller, files in _settings(limits, v2).items():
+        for controller, files in _settings(memory, cpus, pids, v2).items():
             base = CGROUP_ROOT if v2 else CGROUP_ROOT / controller
             directory = base / name
             if directory not in made:
