@@ -31,7 +31,7 @@ from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
-from coder_eval.engine.task_view import task_view
+from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
@@ -78,6 +78,8 @@ class UnitState:
     env_info: dict[str, Any] = field(default_factory=dict)
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
     secret_hits: list[str] = field(default_factory=list)
+    task_view: Path | None = None
+    """The shared TASK_DIR view this unit's commands were shown, checked again when it ends."""
 
     judges: JudgeServices | None = None
     early_stop: EarlyStopInfo | None = None
@@ -121,10 +123,31 @@ def _reference_dir(unit: RunUnit) -> Path | None:
     return reference_source(unit.task)
 
 
-def _share_task_dir(sandbox: Sandbox, unit: RunUnit, run_dir: Path) -> dict[str, str]:
-    """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's)."""
+def _share_task_dir(state: UnitState, sandbox: Sandbox, run_dir: Path) -> dict[str, str]:
+    """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's).
+
+    The view is shared by the run's units, so it is checked before it is shown (a changed one is
+    replaced) and again after the unit's grading (`_check_task_view`).
+    """
+    unit = state.unit
     view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    try:
+        verify_view(view)
+    except TaskViewTamperedError as exc:
+        state.log.add(f"{exc}; this unit gets a fresh copy")
+        view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    state.task_view = view
     return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
+
+
+def _check_task_view(state: UnitState) -> None:
+    """A unit whose commands changed the shared task view has a grade nobody can trust."""
+    if state.task_view is None:
+        return
+    try:
+        verify_view(state.task_view)
+    except TaskViewTamperedError as exc:
+        state.fail(FinalStatus.ERROR, f"{exc} while this unit ran; its grade cannot be trusted")
 
 
 def _agent_config(unit: RunUnit) -> BaseAgentConfig:
@@ -224,7 +247,7 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
 
 def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[CommandResult], str | None]:
     """pre_run with TASK_DIR shared for its duration only (one worker-thread hop for all three steps)."""
-    env = _share_task_dir(sandbox, state.unit, run_dir)
+    env = _share_task_dir(state, sandbox, run_dir)
     try:
         return run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
     finally:
@@ -242,7 +265,7 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
     definition = state.unit.task.definition
     commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
     # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
-    inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
+    inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
     if reference is not None:
         inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
     try:
@@ -297,6 +320,7 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
         if state.judges is not None:
             state.judges.reference_dir = reference
         _grade(state, sandbox, reference, digest, options)
+    _check_task_view(state)
 
 
 def _finish_and_record(

@@ -70,6 +70,27 @@ def bwrap_works() -> bool:
         reap_namespace_zombies()
 
 
+def bwrap_diagnosis() -> str:
+    """Why bubblewrap cannot isolate units here, and what to change (one sentence)."""
+    if bwrap_binary() is None:
+        return "bwrap is not installed (apt-get install bubblewrap, dnf install bubblewrap)"
+    knobs = (
+        ("/proc/sys/kernel/unprivileged_userns_clone", "0", "sysctl -w kernel.unprivileged_userns_clone=1"),
+        ("/proc/sys/user/max_user_namespaces", "0", "sysctl -w user.max_user_namespaces=15000"),
+        (
+            "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+            "1",
+            "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that allows bwrap "
+            "to create user namespaces",
+        ),
+    )
+    for path, off, fix in knobs:
+        with contextlib.suppress(OSError):
+            if Path(path).read_text().strip() == off:
+                return f"user namespaces are disabled ({path} is {off}); to allow them: {fix}"
+    return "bwrap cannot create namespaces here (inside a container without user namespaces? try --driver docker)"
+
+
 def inside_tool(name: str) -> str:
     """A host program run inside a unit: its real path, which must lie in a directory the unit sees read-only."""
     try:
@@ -382,7 +403,7 @@ class BubblewrapDriver(TempdirDriver):
 
     def create(self, request: SandboxRequest) -> BubblewrapEnvironment:
         if not bwrap_works():
-            raise SetupError("bubblewrap (bwrap) is not installed or cannot create namespaces on this machine")
+            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
         return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
 

@@ -78,7 +78,7 @@ class UnitUserns(ABC):
         """bwrap reported its sandbox process `child`; finish the namespace, then let bwrap go on."""
         self.child = child
 
-    def ready(self) -> None:
+    def ready(self) -> None:  # noqa: B027 - only one scheme has work to do here
         """The sandbox runs its command: bwrap has finished arranging its namespaces."""
 
     @abstractmethod

@@ -33,8 +33,13 @@ SOCKET_INNER = "/coder-eval/gw.sock"
 HOLDER_START_TIMEOUT = 60.0
 
 
-def link_tree(src: Path, dst: Path) -> None:
-    """Copy a directory tree, hard-linking files where the file system allows (symlinks are dropped)."""
+def copy_shared(src: Path, dst: Path) -> None:
+    """Copy a directory tree for one unit (symlinks are dropped), files read-only.
+
+    Copies, not hard links: a link would share the inode with the run's one task view (or the
+    staged reference), and change its link count and change time with every unit that is shown it,
+    which is what the view's tamper check watches.
+    """
     for root, dirs, files in os.walk(src):
         rel = Path(root).relative_to(src)
         (dst / rel).mkdir(parents=True, exist_ok=True)
@@ -43,10 +48,8 @@ def link_tree(src: Path, dst: Path) -> None:
             item = Path(root) / name
             if item.is_symlink() or not item.is_file():
                 continue
-            try:
-                os.link(item, dst / rel / name)
-            except OSError:
-                shutil.copy2(item, dst / rel / name)
+            shutil.copyfile(item, dst / rel / name)
+            os.chmod(dst / rel / name, 0o444 if not os.access(item, os.X_OK) else 0o555)
 
 
 class IsolatedEnvironment(HostEnvironment):
@@ -161,7 +164,7 @@ class IsolatedEnvironment(HostEnvironment):
     def share(self, host: Path, name: str) -> PurePosixPath:
         target = self.share_dir / name
         self.unshare(name)
-        link_tree(host, target)
+        copy_shared(host, target)
         return SHARE_INNER / name
 
     def unshare(self, name: str) -> None:
