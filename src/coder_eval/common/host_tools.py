@@ -51,9 +51,12 @@ def _search(name: str, path: str) -> str | None:
         if not os.path.isabs(entry):
             continue  # "." or a relative entry would mean the current directory, which may be a unit's
         candidate = Path(entry) / name
-        real = Path(os.path.realpath(candidate))
-        if real.is_file() and os.access(real, os.X_OK) and _trusted(real):
-            return str(real)
+        try:
+            real = Path(os.path.realpath(candidate))
+            if real.is_file() and os.access(real, os.X_OK) and _trusted(real):
+                return str(real)
+        except OSError:  # a PATH entry this user may not enter
+            continue
     return None
 
 

@@ -144,7 +144,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         return [str(self.bin_dir)]
 
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
-        ro = [p for p in (*python_dirs(), *(str(t) for t in self.tools)) if os.path.exists(p)]
+        ro = [p for p in (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools)) if os.path.exists(p)]
         rw = [str(p) for p in (self.workspace, self.home_dir, *extra_rw) if p.exists()]
         inner = [str(SHARE_INNER), SOCKET_INNER, str(self.bin_dir)]
         args = [*system_mounts(_as_int(self.config.limits.effective("tmp_size_mb"))), *parent_dirs([*ro, *rw, *inner])]
@@ -406,6 +406,17 @@ class BubblewrapDriver(TempdirDriver):
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
         return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
+
+
+def _uv_dir() -> list[str]:
+    """Where uv lives, when it is outside what the sandbox binds anyway (set-up runs it inside)."""
+    from coder_eval.sandbox.environments import find_uv
+
+    try:
+        found = os.path.dirname(os.path.realpath(find_uv()))
+    except SetupError:
+        return []
+    return [] if under_system(found) else [found]
 
 
 def _as_int(value: float | None) -> int | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import threading
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -179,7 +180,7 @@ class DockerEnvironment(IsolatedEnvironment):
         body = list(command.argv) if command.argv is not None else ["/bin/sh", "-c", command.shell or ""]
         env = self._private_caches(command, {**self.base_env(), **command.env})
         argv, client = self._exec_argv(cwd, env, stdin=command.stdin is not None)
-        argv += ["timeout", "-s", "KILL", f"{timeout:g}"]
+        argv += [image_tool(self.name, self.image, "timeout"), "-s", "KILL", f"{timeout:g}"]
         return self.run_tracked(
             command,
             argv=[*argv, *body],
@@ -208,6 +209,28 @@ class DockerEnvironment(IsolatedEnvironment):
 
 
 TOOLS_INNER = "/coder-eval/tools"
+_image_tools: dict[tuple[str, str], str] = {}
+_image_lock = threading.Lock()
+
+
+def image_tool(container: str, image: str, name: str) -> str:
+    """The absolute path of a program of the image itself, found once per image on its own PATH.
+
+    Commands inside run with the unit's PATH, whose first entries the agent can write; a wrapper
+    the harness relies on (the kill timer around every command) must not be looked up there.
+    """
+    key = (image, name)
+    with _image_lock:
+        found = _image_tools.get(key)
+    if found is None:
+        # a fresh exec gets the image's own environment, not the unit's
+        done = _client(["exec", container, "/bin/sh", "-c", f"command -v {name}"], timeout=60)
+        found = done.stdout.decode().strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else ""
+        if not found.startswith("/"):
+            raise SetupError(f"the image {image} has no {name!r} program, which the docker driver needs")
+        with _image_lock:
+            _image_tools[key] = found
+    return found
 
 
 def tool_mounts(tools: list[Path], separate_user: bool) -> dict[str, str]:
