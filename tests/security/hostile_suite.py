@@ -60,7 +60,7 @@ echo '# coder-eval containment test' > "{harness_site}/zz_ce_hostile.pth" 2>>loo
 touch /usr/ce_hostile 2>>loot/mount.txt && echo USR_WRITTEN >> loot/mount.txt
 umount /etc/shadow 2>>loot/mount.txt && echo UNMOUNTED >> loot/mount.txt
 cat /etc/shadow > loot/shadow.txt 2>&1
-nested='umount /etc/shadow && cat /etc/shadow; mount -o remount,rw /usr && touch /usr/ce_hostile2 && echo NESTED_REMOUNT'
+nested='umount /etc/shadow && cat /etc/shadow; mount -o remount,rw /usr && touch /usr/ce_hostile2 && echo NESTED'
 unshare -Urm sh -c "$nested" > loot/nested.txt 2>&1
 {plant}
 plant loot/writable_path.txt
