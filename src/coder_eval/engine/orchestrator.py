@@ -20,7 +20,6 @@ from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
-from coder_eval.engine.control_checks import cut_off_from_harness
 from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
@@ -32,15 +31,15 @@ from coder_eval.engine.reference import ReferenceTamperedError, reference_source
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
+from coder_eval.engine.unit_sandbox import note_limits, unit_sandbox_config, unit_tools
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
-from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
-from coder_eval.sandbox.deadline import Deadline, Watchdog, limits_in_force
+from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
 from coder_eval.sandbox.sandbox import Sandbox
@@ -210,24 +209,11 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     _fresh_dir(state.unit.directory(options.run_dir))
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
-    _note_limits(state, sandbox)
+    note_limits(sandbox, state.env_info, state.log)
     if not state.unit.task.definition.pre_run:
         return None
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
     return failure
-
-
-def _note_limits(state: UnitState, sandbox: Sandbox) -> None:
-    """Which resource limits hold for this unit, in its record and log; set ones that do not, said so."""
-    in_force = limits_in_force(sandbox.live)
-    state.env_info["sandbox_limits"] = in_force
-    if in_force:
-        state.log.add("limits: " + ", ".join(f"{k} {v}" for k, v in in_force.items()))
-    ignored = [n for n in sandbox.config.limits.set_by_task() if n not in in_force]
-    if ignored:
-        state.log.add(
-            f"not enforced by the {sandbox.config.driver} driver: {', '.join(ignored)} (only the deadline binds)"
-        )
 
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
@@ -339,45 +325,6 @@ def _finish_and_record(
     return build_result(state, options, out_dir, record)
 
 
-def _tools(unit: RunUnit) -> tuple[str, ...]:
-    """What the agent needs to see read-only in sandboxes that show the host selectively: its CLI, its plugins."""
-    paths = [p.path for p in unit.agent.plugins]
-    cli = getattr(unit.agent, "cli_path", None)
-    try:
-        found = agent_kind(unit.agent.type).binary
-        cli = cli or (found.locate() if found is not None else None)
-    except LookupError:
-        pass
-    if cli:
-        paths += [str(_install_root(Path(cli).absolute())), str(_install_root(Path(cli).resolve()))]
-    return tuple(dict.fromkeys(str(Path(p).absolute()) for p in paths))
-
-
-def _install_root(cli: Path) -> Path:
-    """The directory holding a CLI's installation: its `bin/`'s parent for a dedicated prefix, else its own."""
-    parent = cli.parent
-    shared = {Path.home(), Path.home() / ".local", Path("/usr"), Path("/usr/local"), Path("/")}
-    if parent.name == "bin" and parent.parent not in shared:
-        return parent.parent
-    return parent
-
-
-def _sandbox_config(state: UnitState) -> SandboxConfig:
-    """The unit's sandbox settings; `auto` means tempdir for an agent whose harness needs the host's loopback."""
-    definition = state.unit.task.definition
-    try:
-        kind = agent_kind(state.unit.agent.type)
-    except LookupError:
-        return definition.sandbox
-    if kind.loopback_harness and definition.sandbox.driver == "auto" and cut_off_from_harness(definition, "auto"):
-        state.log.add(
-            f"sandbox driver auto runs {kind.name} under tempdir (not a security boundary): its harness is "
-            "reached over a loopback port that a network-isolated namespace would cut off"
-        )
-        return definition.sandbox.model_copy(update={"driver": "tempdir"})
-    return definition.sandbox
-
-
 def _fresh_dir(path: Path) -> None:
     try:
         path.mkdir(parents=True)
@@ -400,7 +347,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
     watchdog: Watchdog | None = None
     try:
         sandbox = Sandbox(
-            _sandbox_config(state),
+            unit_sandbox_config(unit, state.log),
             task_dir=unit.task.task_dir,
             task_file=unit.task.source_file,
             artifacts_dir=out_dir / ARTIFACTS_DIR,
@@ -408,7 +355,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             base_env=None,
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
-            tools=_tools(unit),
+            tools=unit_tools(unit),
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await _run_in_sandbox(state, sandbox, options)
