@@ -355,7 +355,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             base_env=None,
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
-            tools=unit_tools(unit),
+            tools=unit_tools(unit, options.run_dir),
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await _run_in_sandbox(state, sandbox, options)

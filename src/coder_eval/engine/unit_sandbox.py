@@ -14,8 +14,13 @@ from coder_eval.sandbox.deadline import limits_in_force
 from coder_eval.sandbox.sandbox import Sandbox
 
 
-def unit_tools(unit: RunUnit) -> tuple[str, ...]:
-    """What the agent needs to see read-only in sandboxes that show the host selectively: its CLI, its plugins."""
+def unit_tools(unit: RunUnit, run_dir: Path) -> tuple[str, ...]:
+    """What the agent needs to see read-only in sandboxes that show the host selectively: its CLI, its plugins.
+
+    A CLI's directory that holds the run itself (a CLI dropped next to the run directory) is not
+    shown whole: its own permissions would then stand between the unit and its workspace, and the
+    rest of it is none of the unit's business. The CLI file alone is shown instead.
+    """
     paths = [p.path for p in unit.agent.plugins]
     cli = getattr(unit.agent, "cli_path", None)
     try:
@@ -24,7 +29,10 @@ def unit_tools(unit: RunUnit) -> tuple[str, ...]:
     except LookupError:
         pass
     if cli:
-        paths += [str(install_root(Path(cli).absolute())), str(install_root(Path(cli).resolve()))]
+        runs = run_dir.resolve()
+        for path in (Path(cli).absolute(), Path(cli).resolve()):
+            root = install_root(path)
+            paths.append(str(path if runs.is_relative_to(root.resolve()) else root))
     return tuple(dict.fromkeys(str(Path(p).absolute()) for p in paths))
 
 
