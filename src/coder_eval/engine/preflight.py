@@ -86,6 +86,10 @@ def _unenforced_limits(tasks: list[TaskDefinition], *, on_tempdir: bool) -> list
     out = []
     for task in tasks:
         driver = task.sandbox.driver
+        if driver == "bubblewrap" or (driver == "auto" and not on_tempdir):
+            from coder_eval.sandbox.unit_limits import unenforced
+
+            out += [f"task {task.task_id!r}: {note}" for note in unenforced(task.sandbox.limits)]
         if driver == "tempdir" or (driver == "auto" and on_tempdir):
             names = task.sandbox.limits.set_by_task()
             if names:

@@ -16,6 +16,7 @@ import os
 import signal
 import time
 import uuid
+from functools import lru_cache
 from pathlib import Path
 
 from coder_eval.common.host_tools import find_host_tool, host_tool
@@ -117,6 +118,28 @@ def _removed(directory: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+@lru_cache(maxsize=1)
+def cgroups_available() -> bool:
+    """Whether this harness may create a cgroup for a unit (tried once: made and removed at once)."""
+    dirs = _make_cgroup(64, None, 64, f"coder-eval-probe-{uuid.uuid4().hex[:12]}")
+    for directory in dirs:
+        _removed(directory)
+    return bool(dirs)
+
+
+def unenforced(limits: ResourceLimits) -> list[str]:
+    """How the limits a task set will bind under bubblewrap when no cgroup can be made (for `plan`)."""
+    if cgroups_available():
+        return []
+    notes = []
+    for name in limits.set_by_task():
+        if name == "max_cpus":
+            notes.append("max_cpus is not enforced (no cgroup can be created here)")
+        elif name in ("max_memory_mb", "max_pids"):
+            notes.append(f"{name} binds each process, not the unit as a whole (prlimit; no cgroup here)")
+    return notes
 
 
 def _int(value: float | None) -> int | None:
