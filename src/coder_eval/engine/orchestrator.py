@@ -356,6 +356,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
             tools=unit_tools(unit, options.run_dir),
+            runs_agent=unit.agent.type != "none",
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await _run_in_sandbox(state, sandbox, options)

@@ -125,7 +125,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self._pid_ns = ""
         self._keep: set[int] = set()
         self._relay: subprocess.Popen[bytes] | None = None
-        self.limits = UnitLimits(request.config.limits)
+        self.limits = UnitLimits(request.config.limits, defaults=request.runs_agent)
 
     @property
     def python(self) -> str:

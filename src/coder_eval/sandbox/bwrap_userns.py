@@ -183,5 +183,23 @@ class NestedUserns(UnitUserns):
             self._outer = None
 
 
+class RootOwnUserns(UnitUserns):
+    """Root harness, a unit of the task author's own commands: bwrap maps 1000 to root, nothing to uid 0.
+
+    No process inside is the namespace's root, so commands entered as 1000 hold no capability; but
+    their host identity is root's, so a root-only file a read-only mount shows stays readable to
+    them. That is why only units that run no agent get this scheme (they skip the map writing).
+    """
+
+    def bwrap_flags(self, block_fd: int | None) -> list[str]:
+        return ["--unshare-user", "--uid", str(INSIDE_UID), "--gid", str(INSIDE_GID), "--cap-drop", "ALL"]
+
+    def enter_argv(self) -> list[str]:
+        flags = ["-U", "-S", str(INSIDE_UID), "-G", str(INSIDE_GID), "-m", "-u", "-i", "-n", "-p", "-r"]
+        return [host_tool("nsenter"), "-t", str(self.child), *flags, "--"]
+
+
 def userns_for(user: UnitUser) -> UnitUserns:
-    return MappedUserns(user) if user.harness_is_root else NestedUserns(user)
+    if not user.harness_is_root:
+        return NestedUserns(user)
+    return MappedUserns(user) if user.separate else RootOwnUserns(user)

@@ -61,7 +61,7 @@ class IsolatedEnvironment(HostEnvironment):
             scratch.mkdir(parents=True, exist_ok=True)
         self.unit_dir = Path(tempfile.mkdtemp(prefix="unit-", dir=scratch)).resolve()
         self.unit_dir.chmod(0o711)
-        self.unit_user = unit_user()
+        self.unit_user = unit_user(runs_agent=request.runs_agent)
         home = self.unit_dir / "home"
         home.mkdir(mode=0o700)
         self.share_dir = self.unit_dir / "share"

@@ -34,6 +34,7 @@ class Sandbox:
         scratch: Path | None = None,
         deadline: Deadline | None = None,
         tools: tuple[str, ...] = (),
+        runs_agent: bool = True,
     ) -> None:
         self.config = config
         self.deadline = deadline
@@ -53,6 +54,7 @@ class Sandbox:
             task_dir=task_dir,
             base_env=base_env,
             tools=tools,
+            runs_agent=runs_agent,
         )
         self.environment: SandboxEnvironment | None = None
         self.was_adopted = False

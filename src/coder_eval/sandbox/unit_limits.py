@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 import uuid
 from functools import lru_cache
@@ -39,10 +40,12 @@ class UnitLimits:
     size (RLIMIT_FSIZE, at `max_disk_mb`) binds through prlimit for every process, always.
     """
 
-    def __init__(self, limits: ResourceLimits) -> None:
+    def __init__(self, limits: ResourceLimits, *, defaults: bool = True) -> None:
         self.limits = limits
-        self.memory = _int(limits.effective("max_memory_mb"))
-        self.pids = _int(limits.effective("max_pids"))
+        own = set(limits.set_by_task())
+        # the memory and process defaults guard against an agent; without one, only the task's own values
+        self.memory = _int(limits.effective("max_memory_mb") if defaults or "max_memory_mb" in own else None)
+        self.pids = _int(limits.effective("max_pids") if defaults or "max_pids" in own else None)
         self.cpus = limits.max_cpus
         self.disk = _int(limits.effective("max_disk_mb"))
         self.dirs: list[Path] = []
@@ -91,16 +94,70 @@ class UnitLimits:
         return out
 
     def close(self) -> None:
-        """Kill whatever is still in the cgroup, then remove it."""
-        for _ in range(50):
-            pids = {p for d in self.dirs for p in _procs(d)}
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            self.dirs = [d for d in self.dirs if not _removed(d)]
-            if not self.dirs:
-                return
+        """Kill whatever is still in the cgroup, then remove it.
+
+        The kernel may take a few milliseconds to empty a cgroup after its processes are killed;
+        a unit does not wait for that: what cannot be removed at once is left to a sweeper thread.
+        """
+        _kill_members(self.dirs)
+        self.dirs = [d for d in self.dirs if not _removed(d)]
+        if self.dirs:
+            _SWEEPER.add(self.dirs)
+            self.dirs = []
+
+
+def _kill_members(dirs: list[Path]) -> None:
+    for pid in {p for d in dirs for p in _procs(d)}:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class _Sweeper:
+    """Removes the cgroups of finished units once the kernel has emptied them (one thread, on demand)."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[float, Path]] = []
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def add(self, dirs: list[Path]) -> None:
+        with self.lock:
+            self.pending += [(time.monotonic() + 30, d) for d in dirs]
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._loop, name="cgroup sweeper", daemon=True)
+                self.thread.start()
+
+    def _loop(self) -> None:
+        while True:
             time.sleep(0.02)
+            with self.lock:
+                pending, self.pending = self.pending, []
+            left = []
+            for give_up, directory in pending:
+                _kill_members([directory])
+                if not _removed(directory) and time.monotonic() < give_up:
+                    left.append((give_up, directory))
+            with self.lock:
+                self.pending = left + self.pending
+                if not self.pending:
+                    self.thread = None
+                    return
+
+    def drain(self, timeout: float = 5.0) -> None:
+        """Wait (bounded) until every handed-over cgroup is gone (the end of a run)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                if not self.pending:
+                    return
+            time.sleep(0.02)
+
+
+_SWEEPER = _Sweeper()
+
+
+def drain_cgroups() -> None:
+    _SWEEPER.drain()
 
 
 def _procs(directory: Path) -> list[int]:

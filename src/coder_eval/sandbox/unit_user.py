@@ -54,10 +54,15 @@ def _id_from_env(name: str, default: int) -> int:
     return value
 
 
-def unit_user() -> UnitUser:
-    """The identity units of this harness run as (see the module docstring)."""
-    if os.geteuid() != 0:
-        return UnitUser(os.geteuid(), os.getegid(), harness_is_root=False)
+def unit_user(*, runs_agent: bool = True) -> UnitUser:
+    """The identity units of this harness run as (see the module docstring).
+
+    A unit that runs only the task author's commands (`agent: none`) keeps the harness's own host
+    user (still without capabilities inside): there is nothing to keep it from, and handing files
+    over would cost every row of a large dataset two walks of its workspace.
+    """
+    if os.geteuid() != 0 or not runs_agent:
+        return UnitUser(os.geteuid(), os.getegid(), harness_is_root=os.geteuid() == 0)
     uid = _id_from_env("CODER_EVAL_UNIT_UID", DEFAULT_UNIT_UID)
     gid = _id_from_env("CODER_EVAL_UNIT_GID", uid)
     return UnitUser(uid, gid, harness_is_root=True)
