@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -19,20 +21,28 @@ from ruamel.yaml.representer import RoundTripRepresenter
 
 from coder_eval.errors import TaskConfigError
 
-_LAYOUTS = ((2, 2), (2, 0), (4, 2), (4, 0))
+_LAYOUTS = ((2, 2), (2, 0), (4, 2), (4, 0), (4, 4))
 """(mapping indent, dash offset of a list inside a mapping) pairs to try, most common first."""
 
-
-def _null(representer: RoundTripRepresenter, _value: None) -> Any:
-    return representer.represent_scalar("tag:yaml.org,2002:null", "null")
+_NULL_WORD = re.compile(r":[ \t]+(null|Null|NULL|~)[ \t]*(#.*)?$", re.MULTILINE)
 
 
-def _yaml(mapping: int, offset: int) -> YAML:
+def null_spelling(text: str) -> str:
+    """How the file writes an explicit null (`null`, `~`, ...); a file that writes none leaves the value empty."""
+    found = [m.group(1) for m in _NULL_WORD.finditer(text)]
+    return max(set(found), key=found.count) if found else ""
+
+
+def _null(spelling: str, representer: RoundTripRepresenter, _value: None) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:null", spelling)
+
+
+def _yaml(mapping: int, offset: int, null: str = "null") -> YAML:
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap a long line the author wrote on one
-    yaml.indent(mapping=mapping, sequence=mapping + offset, offset=offset)
-    yaml.representer.add_representer(type(None), _null)
+    yaml.indent(mapping=mapping, sequence=offset + 2, offset=offset)  # "- " takes two columns
+    yaml.representer.add_representer(type(None), partial(_null, null))
     return yaml
 
 
@@ -48,10 +58,11 @@ class Document:
     data: Any
     mapping: int = 2
     offset: int = 2
+    null: str = "null"
 
     def dump(self) -> str:
         out = io.StringIO()
-        _yaml(self.mapping, self.offset).dump(self.data, out)
+        _yaml(self.mapping, self.offset, self.null).dump(self.data, out)
         return out.getvalue()
 
 
@@ -61,10 +72,11 @@ def load(text: str, source: str) -> Document:
         data = _yaml(2, 2).load(text)
     except YAMLError as exc:
         raise TaskConfigError.single(source, f"not valid YAML ({exc})", "", "fix the YAML syntax") from None
-    best = Document(data)
+    null = null_spelling(text)
+    best = Document(data, null=null)
     best_changes: int | None = None
     for mapping, offset in _LAYOUTS:
-        candidate = Document(data, mapping, offset)
+        candidate = Document(data, mapping, offset, null)
         changes = _changed_lines(text, candidate.dump())
         if best_changes is None or changes < best_changes:
             best, best_changes = candidate, changes
