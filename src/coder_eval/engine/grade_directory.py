@@ -20,7 +20,7 @@ from coder_eval.engine.reference import ReferenceTamperedError, reference_source
 from coder_eval.engine.report_files import write_run_files
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import UsageError
-from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
+from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import (
@@ -147,8 +147,8 @@ class EvaluateOutcome:
 def pick_task(task_file: Path, row: str | None) -> LoadedTask:
     if task_file.is_dir():
         raise UsageError(f"{task_file} is a directory; pass one task YAML file")
-    task, raw = load_task_file(task_file)
-    tasks = expand_dataset(task, raw, task_file)
+    loaded = read_task_file(task_file)
+    tasks = expand_dataset(loaded.definition, loaded.raw, task_file, warnings=tuple(loaded.warnings))
     if row is not None:
         match = [t for t in tasks if t.row_id == row]
         if not match:

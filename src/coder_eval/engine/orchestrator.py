@@ -273,7 +273,7 @@ def _grade_shared(
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
-            diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
+            diagnostic = [c for c in definition.success_criteria if c.runs_after_failure]
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
     elif options.grade and state.grade is None:
         state.grade = grade(list(definition.success_criteria), ctx)
@@ -287,7 +287,7 @@ def _grade_shared(
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
-    if any(c.type == "agent_judge" for c in state.unit.task.definition.success_criteria):
+    if any(c.type == "agent_judge" and not c.is_disabled for c in state.unit.task.definition.success_criteria):
         from coder_eval.engine.judge_agent import JudgeAgentRunner  # Claude Code's modules, only when judged by it
 
         state.judges.agent_runner = JudgeAgentRunner(sandbox, state.judges, state.unit.task_id)
@@ -343,6 +343,8 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
         f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
         f"agent {unit.agent.type}"
     )
+    for warning in unit.task.warnings:  # what the task file says that was ignored or read in a legacy form
+        state.log.add(f"warning: {unit.task.source_file.name}: {warning.render()}")
     sandbox: Sandbox | None = None
     watchdog: Watchdog | None = None
     try:

@@ -4,6 +4,7 @@ CRITERIA_EXPORTS: tuple[str, ...] = (
     "BUILTIN_CRITERIA",
     "CRITERION_SPECS",
     "DEFAULT_JUDGE_MODEL",
+    "LEGACY_CRITERION_ALIASES",
     "AgentJudgeCriterion",
     "BaseCriterion",
     "ClassificationMatchCriterion",
@@ -32,4 +33,5 @@ CRITERIA_EXPORTS: tuple[str, ...] = (
     "criterion_types",
     "parse_criterion",
     "spec_type",
+    "unalias_criterion",
 )

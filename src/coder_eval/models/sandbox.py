@@ -29,6 +29,20 @@ class TemplateDirSource(StrictModel):
     type: Literal["template_dir"] = "template_dir"
     path: NonBlank = Field(description="Directory, relative to the task YAML.")
     mount_point: str = Field(".", description="Sandbox-relative directory the contents land in.")
+    include_patterns: list[NonBlank] = Field(
+        default_factory=list,
+        description="Globs copied despite the ignore rules: a path relative to the template directory "
+        "(`dist/app.js`, `node_modules/pkg/**`) or a bare name (`.env*`). An ignored directory is entered "
+        "only when a pattern spells a path inside it.",
+    )
+
+    @field_validator("include_patterns")
+    @classmethod
+    def _relative_patterns(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if escapes_root(value):
+                raise ValueError(f"include_patterns entry {value!r} must be relative to the template directory")
+        return values
 
     @field_validator("mount_point")
     @classmethod
@@ -73,6 +87,22 @@ class NodeEnv(StrictModel):
     """npm packages installed into the sandbox."""
 
     packages: list[NonBlank] = Field(default_factory=list, description="npm package specifiers.")
+    env_packages: list[NonBlank] = Field(
+        default_factory=list,
+        description="The same list under the name the reference system (and sandbox.python) uses; give one or "
+        "the other.",
+    )
+
+    @model_validator(mode="after")
+    def _one_list(self) -> NodeEnv:
+        if self.packages and self.env_packages:
+            raise ValueError("packages and env_packages are the same list under two names; give one of them")
+        return self
+
+    @property
+    def specifiers(self) -> list[str]:
+        """The npm specifiers to install, whichever name the task used."""
+        return self.packages or self.env_packages
 
 
 DEFAULT_LIMITS: dict[str, int] = {"max_memory_mb": 4096, "max_pids": 1024, "tmp_size_mb": 1024, "max_disk_mb": 8192}

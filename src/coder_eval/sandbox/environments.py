@@ -84,11 +84,12 @@ def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: floa
 
 def install_node_packages(spec: NodeEnv, env: SandboxEnvironment, *, timeout: float) -> Path | None:
     """npm install the packages into the sandbox; returns node_modules/.bin (host path)."""
-    if not spec.packages:
+    packages = spec.specifiers
+    if not packages:
         return None
     npm = find_host_tool("npm")
     if npm is None:
         raise SetupError("npm is needed for sandbox.node packages but is not installed")
-    argv = [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(env.inner_workspace), *spec.packages]
-    _run(env, argv, timeout=timeout, what=f"npm install {' '.join(spec.packages)}", extra={})
+    argv = [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(env.inner_workspace), *packages]
+    _run(env, argv, timeout=timeout, what=f"npm install {' '.join(packages)}", extra={})
     return env.host_path(PurePosixPath("node_modules/.bin"))

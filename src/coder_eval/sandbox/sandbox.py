@@ -115,7 +115,7 @@ class Sandbox:
         shims = root / MOCKS_DIR
         venv_bin = root / ".venv" / "bin"
         # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
-        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.packages else None
+        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.specifiers else None
         dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
         env.add_path_entries(dirs)
         if self.config.python is not None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coder_eval.common.host_tools import HostToolMissingError, host_tool
@@ -47,13 +50,57 @@ def apply_repo(src: RepoSource, root: Path) -> None:
         _git(["checkout", "--quiet", "--detach", src.commit], cwd=root)
 
 
-def copy_tree(src: Path, dst: Path, ignore: IgnoreRules) -> None:
-    """Copy a directory, skipping ignored names; symlinks are copied as links."""
+def copy_tree(src: Path, dst: Path, ignore: IgnoreRules, include: Sequence[str] = ()) -> None:
+    """Copy a directory, skipping ignored names unless `include` names them; symlinks are copied as links."""
+    rescue = Reinclude(tuple(include))
 
-    def skip(_dir: str, names: list[str]) -> set[str]:
-        return {n for n in names if ignore.matches(n)}
+    def skip(directory: str, names: list[str]) -> set[str]:
+        rel_dir = Path(directory).relative_to(src).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        only_patterns = rel_dir in rescue.entered  # an ignored directory entered for a pattern inside it
+        return {
+            n
+            for n in names
+            if (only_patterns or ignore.matches(n)) and not rescue.keeps(prefix + n, is_dir=Path(directory, n).is_dir())
+        }
 
     shutil.copytree(src, dst, symlinks=True, ignore=skip, dirs_exist_ok=True)
+    rescue.prune_empty(dst)
+
+
+@dataclass
+class Reinclude:
+    """`template_dir.include_patterns`: ignored entries copied all the same.
+
+    A pattern matches a path relative to the template directory, or a bare name at any depth.
+    An ignored directory is entered only when some pattern spells a path inside it (its literal
+    head starts with the directory's path), so `node_modules/pkg/**` copies one package and not
+    the rest; directories entered that way and left empty are removed after the copy.
+    """
+
+    patterns: tuple[str, ...]
+    entered: set[str] = field(default_factory=set)
+
+    def keeps(self, rel: str, *, is_dir: bool) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatchcase(rel, p) or ("/" not in p and fnmatch.fnmatchcase(name, p)) for p in self.patterns):
+            return True
+        if is_dir and any(_literal_head(p).startswith(rel + "/") for p in self.patterns):
+            self.entered.add(rel)
+            return True
+        return False
+
+    def prune_empty(self, dst: Path) -> None:
+        for rel in sorted(self.entered, key=len, reverse=True):
+            path = dst / rel
+            if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+                path.rmdir()
+
+
+def _literal_head(pattern: str) -> str:
+    """The part of a glob before its first wildcard."""
+    cut = min((i for i, ch in enumerate(pattern) if ch in "*?["), default=len(pattern))
+    return pattern[:cut]
 
 
 def apply_template_dir(
@@ -61,7 +108,7 @@ def apply_template_dir(
 ) -> None:
     from coder_eval.models.host_paths import confined
 
-    source, refused = confined(src.path, task_dir, allow=allow_host)
+    source, refused = confined(src.path, task_dir, allow=allow_host, repository=True)
     if refused is not None:
         raise TaskConfigError.single(task_file, f"template directory {refused}", "sandbox.template_sources", "")
     if not source.is_dir():
@@ -71,7 +118,7 @@ def apply_template_dir(
             "sandbox.template_sources",
             "paths are relative to the task YAML",
         )
-    copy_tree(source, root / src.mount_point, ignore)
+    copy_tree(source, root / src.mount_point, ignore, src.include_patterns)
 
 
 def apply_starter_files(src: StarterFilesSource, root: Path) -> None:

@@ -62,6 +62,8 @@ def overrides(config: CodexConfig, *, base_url: str, model: str) -> dict[str, An
         settings["model_reasoning_effort"] = config.reasoning_effort
     if config.system_prompt:
         settings["developer_instructions"] = config.system_prompt
+    if config.context_window is not None:
+        settings["model_context_window"] = config.context_window
     settings.update(config.sdk_options)
     return settings
 
