@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+import stat
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -146,3 +147,22 @@ def apply_sources(
             apply_template_dir(src, root, task_dir, task_file, ignore, allow_host=allow_host)
         else:
             apply_starter_files(src, root)
+    if sources:
+        owner_writable(root)
+
+
+def owner_writable(root: Path) -> None:
+    """Let the workspace's owner write what the templates brought (a read-only checkout stays read-only
+    only at its source): units hold no capability that would override the modes, so a starter file
+    copied as 0444 could not be edited, nor a venv created in a 0555 workspace."""
+    for here, dirs, files in os.walk(root):
+        for name in [*dirs, *files]:
+            path = os.path.join(here, name)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            wanted = info.st_mode | (stat.S_IRWXU if stat.S_ISDIR(info.st_mode) else stat.S_IRUSR | stat.S_IWUSR)
+            if wanted != info.st_mode:
+                os.chmod(path, stat.S_IMODE(wanted))
+    info = os.stat(root)
+    os.chmod(root, stat.S_IMODE(info.st_mode) | stat.S_IRWXU)
