@@ -69,7 +69,7 @@ def test_node_bin_on_path(node_box: Sandbox) -> None:
     entries = node_box.env()["PATH"].split(os.pathsep)
     assert str(bin_dir) in entries
     assert entries.index(str(bin_dir)) < entries.index(os.environ["PATH"].split(os.pathsep)[0])
-    assert node_box.bin_dirs[-1] == bin_dir
+    assert node_box.bin_dirs[-2:] == [bin_dir, node_box.live.home_dir / ".npm-global" / "bin"]
 
 
 def test_node_bin_wins_on_path_in_commands(node_box: Sandbox) -> None:

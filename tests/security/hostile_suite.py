@@ -5,7 +5,8 @@ it checks its capabilities, tries to remount and unmount the harness's read-only
 `.pth` file in the harness's venv, plants a fake `nsenter`, `docker`, `env`, ... in every PATH
 entry it can write, redirects the docker client through `~/.docker`, and leaves a daemon behind.
 At grading, its own code (`grading_attack.sh`, run by a criterion) rewrites the shared
-`$TASK_DIR/grader.py`, edits the package its venv got from the uv cache and plants the fakes again.
+`$TASK_DIR/grader.py`, edits the package in the task's shared Python environment, shadows it with a
+poisoned copy in its own venv and plants the fakes again.
 The victim, graded after it, must still get its honest grade: its `grader.py` fails, its package is
 clean. Anything that ran on the host writes into the escape directory, which must stay empty.
 """
@@ -85,7 +86,11 @@ chmod u+w "$TASK_DIR" "$TASK_DIR/grader.py" 2>>loot2.txt
 printf 'import sys\\nsys.exit(0)\\n' > "$TASK_DIR/grader.py" 2>>loot2.txt && echo VIEW_WRITTEN >> loot2.txt
 mount -o remount,rw /coder-eval/share 2>>loot2.txt && echo SHARE_REMOUNTED >> loot2.txt
 P=$(python -c 'import ce_probe, os; print(os.path.dirname(ce_probe.__file__))')
-printf 'VALUE = "POISONED"\\n' > "$P/__init__.py" 2>>loot2.txt && echo VENV_EDITED >> loot2.txt
+chmod u+w "$P" "$P/__init__.py" 2>>loot2.txt
+printf 'VALUE = "POISONED"\\n' > "$P/__init__.py" 2>>loot2.txt && echo SHARED_EDITED >> loot2.txt
+S=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+mkdir -p "$S/ce_probe" && printf 'VALUE = "POISONED"\\n' > "$S/ce_probe/__init__.py" 2>>loot2.txt \\
+  && echo VENV_EDITED >> loot2.txt
 {plant}
 plant loot/writable_path_grading.txt
 (setsid sleep {marker} > /dev/null 2>&1 &)

@@ -155,7 +155,9 @@ def test_the_shared_task_view_cannot_be_rewritten(outcome: Outcome) -> None:
 
 
 def test_a_units_package_edits_reach_no_other_unit_nor_the_cache(outcome: Outcome) -> None:
-    assert "VENV_EDITED" in outcome.loot("a-attacker", "loot2.txt"), "the attacker could not even edit its own venv"
+    loot = outcome.loot("a-attacker", "loot2.txt")
+    assert "VENV_EDITED" in loot, "the attacker could not even edit its own venv"
+    assert "SHARED_EDITED" not in loot, "the attacker rewrote the task's shared Python environment"
     assert outcome.scores("b-victim")["clean package"] == 1.0
     for here, _dirs, files in os.walk(outcome.suite.uv_cache):
         for name in files:

@@ -31,7 +31,7 @@ from coder_eval.engine.reference import ReferenceTamperedError, reference_source
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
-from coder_eval.engine.unit_sandbox import note_limits, unit_sandbox_config, unit_tools
+from coder_eval.engine.unit_sandbox import note_limits, note_python, unit_sandbox_config, unit_tools
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
@@ -139,8 +139,11 @@ def _share_task_dir(state: UnitState, sandbox: Sandbox, run_dir: Path) -> dict[s
     return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
 
 
-def _check_task_view(state: UnitState) -> None:
-    """A unit whose commands changed the shared task view has a grade nobody can trust."""
+def _check_task_view(state: UnitState, sandbox: Sandbox) -> None:
+    """A unit whose commands changed the shared task view or Python environment has a grade nobody can trust."""
+    changed = sandbox.shared_env_changed()
+    if changed is not None:
+        state.fail(FinalStatus.ERROR, f"{changed} while this unit ran; its grade cannot be trusted")
     if state.task_view is None:
         return
     try:
@@ -207,8 +210,10 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     then and its results are kept (cancelling the await would leave the thread running).
     """
     _fresh_dir(state.unit.directory(options.run_dir))
+    state.env_info["python_env"] = sandbox.python.info  # filled in as the unit's environment is made
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
+    note_python(sandbox, state.log)
     note_limits(sandbox, state.env_info, state.log)
     if not state.unit.task.definition.pre_run:
         return None
@@ -306,7 +311,7 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
         if state.judges is not None:
             state.judges.reference_dir = reference
         _grade(state, sandbox, reference, digest, options)
-    _check_task_view(state)
+    _check_task_view(state, sandbox)
 
 
 def _finish_and_record(

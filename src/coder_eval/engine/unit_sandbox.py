@@ -70,3 +70,14 @@ def note_limits(sandbox: Sandbox, env_info: dict[str, Any], log: TaskLog) -> Non
     ignored = [n for n in sandbox.config.limits.set_by_task() if n not in in_force]
     if ignored:
         log.add(f"not enforced by the {sandbox.config.driver} driver: {', '.join(ignored)} (only the deadline binds)")
+
+
+def note_python(sandbox: Sandbox, log: TaskLog) -> None:
+    """Which Python the unit runs, in its log (the record has `environment_info.python_env`)."""
+    info = sandbox.python.info
+    if info.get("kind") != "venv":
+        log.add("python: the host's interpreter (sandbox.python is null)")
+        return
+    how = "cloned from the task's shared environment" if info.get("cloned") else "built for this unit"
+    packages = ", ".join(info.get("packages") or []) or "none"
+    log.add(f"python: own environment {info.get('venv')} ({how}; Python {info.get('python_version', '?')}, {packages})")

@@ -77,9 +77,13 @@ TemplateSource = Annotated[RepoSource | TemplateDirSource | StarterFilesSource, 
 
 
 class PythonEnv(StrictModel):
-    """A uv-created virtual environment inside the sandbox."""
+    """A unit's own virtual environment: cloned from one built per task with uv (pip and the packages)."""
 
-    env_packages: list[NonBlank] = Field(default_factory=list, description="Requirement specifiers to install.")
+    env_packages: list[NonBlank] = Field(
+        default_factory=list,
+        description="Requirement specifiers installed once per task and seen by every unit's environment "
+        "(a wheel or directory shipped in a template can be named by its path in the workspace).",
+    )
     version: str | None = Field(None, description="Python version for the venv (default: the harness's).")
 
 
@@ -250,9 +254,13 @@ class SandboxConfig(StrictModel):
         examples=["auto", "bubblewrap", "docker", "tempdir"],
     )
     python: PythonEnv | None = Field(
-        None, description="A uv virtualenv in the sandbox ({} for an empty one); omitted or null uses the host Python."
+        default_factory=PythonEnv,
+        description="Each unit's own virtual environment (with pip and env_packages); the default, when omitted, is "
+        "an empty one. null runs the host's interpreter instead (read-only under bubblewrap and docker).",
     )
-    node: NodeEnv | None = Field(None, description="npm packages to install.")
+    node: NodeEnv | None = Field(
+        None, description="npm packages installed into each unit's workspace (node_modules/.bin goes on PATH)."
+    )
     template_sources: list[TemplateSource] = Field(
         default_factory=list,
         description="Applied in order, last wins.",

@@ -56,6 +56,11 @@ class AutoDriver:
 
     name = "auto"
     default_preservation = PreservationMode.MOVE_ON_WRITE
+    shows_shared_dirs = True
+
+    def resolved(self) -> Driver:
+        """The driver this one stands for here."""
+        return _chosen()
 
     def create(self, request: SandboxRequest) -> SandboxEnvironment:
         return _chosen().create(request)

@@ -21,7 +21,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -129,7 +128,9 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     @property
     def python(self) -> str:
-        return os.path.realpath(sys.executable)
+        from coder_eval.sandbox.environments import base_interpreter
+
+        return base_interpreter()
 
     def limits_in_force(self) -> dict[str, str]:
         found = self.limits.enforced()
@@ -143,7 +144,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         return [str(self.bin_dir)]
 
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
-        ro = [p for p in (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools)) if os.path.exists(p)]
+        shown = (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools), *(str(d) for d in self.request.shared))
+        ro = [p for p in shown if os.path.exists(p)]
         rw = [str(p) for p in (self.workspace, self.home_dir, *extra_rw) if p.exists()]
         inner = [str(SHARE_INNER), SOCKET_INNER, str(self.bin_dir)]
         args = [*system_mounts(_as_int(self.config.limits.effective("tmp_size_mb"))), *parent_dirs([*ro, *rw, *inner])]

@@ -108,6 +108,8 @@ class DockerEnvironment(IsolatedEnvironment):
             argv += ["-v", f"{uv}:{uv}:ro"]
         for tool, inner in self.tool_mounts.items():
             argv += ["-v", f"{tool}:{inner}:ro"]
+        for shared in self.request.shared:  # the task's Python environment, where its build put it
+            argv += ["-v", f"{shared}:{shared}:ro"]
         for cert in _certificates():  # the machine's CA settings, so installs inside trust the same roots
             argv += ["-v", f"{cert}:{cert}:ro"]
         for host, mode in extra_mounts(cfg, self.request.task_dir):

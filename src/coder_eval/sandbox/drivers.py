@@ -45,11 +45,17 @@ class SandboxRequest:
     runs_agent: bool = True
     """Whether code the task author did not write runs here (an agent, or grading of its work). Units that
     run only the author's commands skip the default memory and process limits, which cost a cgroup."""
+    shared: tuple[Path, ...] = ()
+    """Host directories every process of the unit may read but never write (the task's shared Python
+    environment), shown at the same path inside; isolating drivers mount them read-only."""
 
 
 class Driver(Protocol):
     name: str
     default_preservation: PreservationMode
+    shows_shared_dirs: bool
+    """Whether its environments show `SandboxRequest.shared` at the same path. A driver without the
+    attribute counts as not: its units get a Python environment built for each of them instead."""
 
     def create(self, request: SandboxRequest) -> SandboxEnvironment:
         """A fresh, empty environment for one unit."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import shutil
 import sys
 from pathlib import Path, PurePosixPath
 
@@ -12,6 +15,11 @@ from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.templates import SetupError
 
 VENV_DIR = ".venv"
+
+
+def base_interpreter() -> str:
+    """The harness's Python itself, never its virtual environment's: units may run the one, not see the other."""
+    return os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)
 
 
 def find_uv() -> str:
@@ -53,16 +61,36 @@ def _run(
         raise SetupError(f"{what} failed: {(out.stderr or out.stdout).strip()[-800:]}")
 
 
-def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: float) -> Path:
-    """`uv venv` in <workspace>/.venv and `uv pip install` the packages; returns the venv's bin dir (host path)."""
+def uv_env(cache: Path, **extra: str) -> dict[str, str]:
+    """What every uv set-up command gets: quiet, the harness's cache, and copy mode.
+
+    Copy mode: a file hard-linked from the harness's cache would let the unit edit the cache itself.
+    """
+    return {"UV_NO_PROGRESS": "1", "UV_CACHE_DIR": str(cache), "UV_LINK_MODE": "copy", **extra}
+
+
+def create_python_env(
+    spec: PythonEnv,
+    env: SandboxEnvironment,
+    *,
+    timeout: float,
+    relocatable: bool = False,
+    also: tuple[str, ...] = (),
+    extra_env: dict[str, str] | None = None,
+) -> Path:
+    """`uv venv` in <workspace>/.venv and `uv pip install` the packages; returns the venv's bin dir (host path).
+
+    `relocatable` makes scripts that work from any path (and compiles the packages' bytecode, for
+    an environment that will be read-only); `also` names further requirements (a pip wheel).
+    """
     uv = find_uv()
     python = spec.version or env.python
     cache = uv_cache_dir()
-    # copy mode: a file linked from the harness's cache would let the unit edit the cache itself
-    quiet = {"UV_NO_PROGRESS": "1", "UV_CACHE_DIR": str(cache), "UV_LINK_MODE": "copy"}
+    quiet = uv_env(cache, **(extra_env or {}))
+    flags = ["--relocatable"] if relocatable else []
     _run(
         env,
-        [uv, "venv", "--quiet", "--python", python, VENV_DIR],
+        [uv, "venv", "--quiet", *flags, "--python", python, VENV_DIR],
         timeout=timeout,
         what="uv venv",
         extra=quiet,
@@ -70,16 +98,51 @@ def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: floa
     )
     bin_name = "Scripts" if os.name == "nt" else "bin"
     inner_python = str(env.inner_workspace / VENV_DIR / bin_name / "python")
-    if spec.env_packages:
+    packages = [*also, *spec.env_packages]
+    if packages:
+        compiled = ["--compile-bytecode"] if relocatable else []
         _run(
             env,
-            [uv, "pip", "install", "--quiet", "--python", inner_python, *spec.env_packages],
+            [uv, "pip", "install", "--quiet", *compiled, "--python", inner_python, *packages],
             timeout=timeout,
-            what=f"installing {', '.join(spec.env_packages)}",
+            what=f"installing {', '.join(spec.env_packages) or 'pip'}",
             extra=quiet,
             cache=cache,
         )
     return env.host_path(PurePosixPath(VENV_DIR) / bin_name)
+
+
+def pip_wheel() -> Path | None:
+    """The newest pip wheel that comes with the harness's interpreter (ensurepip's, or the system's)."""
+    places = [Path("/usr/share/python-wheels")]
+    with contextlib.suppress(ImportError):
+        import ensurepip
+
+        places.insert(0, Path(ensurepip.__file__).parent / "_bundled")
+    found = [w for place in places if place.is_dir() for w in place.glob("pip-*-none-any.whl")]
+    return max(found, key=lambda w: tuple(int(n) for n in re.findall(r"\d+", w.name.split("-")[1])), default=None)
+
+
+def stage_pip(spec: PythonEnv, into: Path) -> tuple[str, ...]:
+    """The requirement that gives an environment pip: the local wheel, copied into `into` (a directory
+    the set-up command sees at the same path), so no index is asked; pip by name when there is none."""
+    if any(re.match(r"pip(?![-_.\w])", p.strip(), re.IGNORECASE) for p in spec.env_packages):
+        return ()  # the task names its own pip
+    wheel = pip_wheel()
+    if wheel is None:
+        return ("pip",)
+    shutil.copyfile(wheel, into / wheel.name)
+    return (str(into / wheel.name),)
+
+
+NPM_PREFIX = ".npm-global"
+
+
+def npm_prefix(env: SandboxEnvironment) -> Path:
+    """npm's global prefix for the unit, in its own HOME, so `npm install -g` stays in the unit; returns its bin."""
+    prefix = env.home_dir / NPM_PREFIX
+    env.add_env({"npm_config_prefix": str(prefix)})
+    return prefix / "bin"
 
 
 def install_node_packages(spec: NodeEnv, env: SandboxEnvironment, *, timeout: float) -> Path | None:

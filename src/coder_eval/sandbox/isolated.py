@@ -55,6 +55,8 @@ def copy_shared(src: Path, dst: Path) -> None:
 class IsolatedEnvironment(HostEnvironment):
     """A HostEnvironment whose commands run inside a per-unit holder once sealed."""
 
+    shared_read_only = True
+
     def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
         scratch = request.scratch
         if scratch is not None:

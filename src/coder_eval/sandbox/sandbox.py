@@ -14,9 +14,10 @@ from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
-from coder_eval.sandbox.environments import create_python_env, install_node_packages
+from coder_eval.sandbox.environments import install_node_packages, npm_prefix
 from coder_eval.sandbox.record_cli import MOCKS_DIR, write_shims
 from coder_eval.sandbox.templates import apply_sources
+from coder_eval.sandbox.unit_python import UnitPython
 
 
 class Sandbox:
@@ -56,7 +57,10 @@ class Sandbox:
             tools=tools,
             runs_agent=runs_agent,
         )
+        self.python = UnitPython(config.python, self.driver)
+        """The unit's Python environment; its `info` goes into the unit's record."""
         self.environment: SandboxEnvironment | None = None
+        self._raw: SandboxEnvironment | None = None
         self.was_adopted = False
         self.kept: Path | None = None
 
@@ -82,30 +86,38 @@ class Sandbox:
         """Create the workspace and apply templates, environments, recorders and mock dirs."""
         if self.request.scratch is not None:
             self.request.scratch.mkdir(parents=True, exist_ok=True)
-        env = self.environment = self._bounded(self.driver.create(self.request))
-        apply_sources(
-            self.config.template_sources,
-            env.workspace,
-            task_dir=self.task_dir,
-            task_file=self.task_file,
-            ignore=self.ignore,
-            allow_host=self.config.allow_host_paths,
-        )
         timeout = self.config.limits.timeout
+        request = self.python.prepare(
+            self.request, task_file=self.task_file, templates=self._templates, timeout=timeout
+        )
+        self._raw = self.driver.create(request)
+        env = self.environment = self._bounded(self._raw)
+        self._templates(env.workspace)
         tools: list[Path] = []
-        if self.config.python is not None:
-            tools.append(create_python_env(self.config.python, env, timeout=timeout))
-            _mark_venv(env)
+        python_bin = self.python.provide(env, timeout=timeout)
+        if python_bin is not None:
+            tools.append(python_bin)
         if self.config.node is not None:
             node_bin = install_node_packages(self.config.node, env, timeout=timeout)
             if node_bin is not None:
                 tools.append(node_bin)
+        tools.append(npm_prefix(env))
         mock_dirs = self._mock_dirs()
         shims = write_shims(self.config.record_cli, env)
         self._refuse_collisions(mock_dirs)
         env.add_path_entries(([shims] if shims else []) + mock_dirs + tools)
         env.seal()
         return env.workspace
+
+    def _templates(self, workspace: Path) -> None:
+        apply_sources(
+            self.config.template_sources,
+            workspace,
+            task_dir=self.task_dir,
+            task_file=self.task_file,
+            ignore=self.ignore,
+            allow_host=self.config.allow_host_paths,
+        )
 
     def adopt(self, workspace: Path) -> Path:
         """Grade an existing workspace in place: derive PATH, create nothing."""
@@ -119,12 +131,16 @@ class Sandbox:
         dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
         env.add_path_entries(dirs)
         if self.config.python is not None:
-            _mark_venv(env)
+            self.python.readopt(env, request=self.request, task_file=self.task_file, templates=self._templates)
         return root
 
     def _bounded(self, env: SandboxEnvironment) -> SandboxEnvironment:
         env.add_env({UNIT_TAG_VAR: self.tag})
         return env if self.deadline is None else BoundedEnvironment(env, self.deadline)
+
+    def shared_env_changed(self) -> str | None:
+        """Why the shared Python environment this unit was shown can no longer be trusted, if a unit changed it."""
+        return self.python.changed(self._raw)
 
     def limit_breach(self) -> str | None:
         """Why the unit went over one of its limits (disk), if it did; its processes were killed then."""
@@ -191,12 +207,7 @@ class Sandbox:
             shutil.rmtree(self.environment.home_dir, ignore_errors=True)
             kept: Path | None = self.environment.workspace
         else:  # finishing an environment ends its processes first
+            self.python.note_installed(self.environment.workspace)
             kept = self.kept = self.environment.finish()
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
         return kept
-
-
-def _mark_venv(env: SandboxEnvironment) -> None:
-    """Tell the environment about the sandbox venv, so VIRTUAL_ENV is set for commands."""
-    if (env.workspace / ".venv").is_dir():
-        env.add_env({"VIRTUAL_ENV": str(env.inner_workspace / ".venv")})

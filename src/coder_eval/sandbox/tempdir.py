@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
@@ -26,6 +25,10 @@ from coder_eval.sandbox.home_pool import give_back, take_home
 
 class HostEnvironment:
     """A SandboxEnvironment whose inside is the host: paths inside and outside are the same."""
+
+    shared_read_only = False
+    """Whether the unit cannot write `SandboxRequest.shared` whatever it does (a read-only mount); on the
+    host it runs as the harness's user, so a change is looked for after the unit instead."""
 
     def __init__(
         self,
@@ -60,7 +63,9 @@ class HostEnvironment:
 
     @property
     def python(self) -> str:
-        return os.path.realpath(sys.executable)
+        from coder_eval.sandbox.environments import base_interpreter
+
+        return base_interpreter()
 
     def host_path(self, inner: PurePosixPath) -> Path:
         return self._workspace / inner if not inner.is_absolute() else Path(inner)
@@ -190,6 +195,8 @@ class TempdirDriver:
 
     name = "tempdir"
     default_preservation = PreservationMode.MOVE_ON_WRITE
+    shows_shared_dirs = True
+    """The host's own paths are the unit's."""
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
         workspace = self.new_workspace(request)
