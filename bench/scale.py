@@ -3,7 +3,11 @@
 For each row count, runs `coder-eval run TASK -j 2` on a generated dataset task whose pre_run
 writes one file and whose single criterion reads it: on the local executor under each sandbox
 driver asked for (`--driver tempdir` and `--driver auto` by default; the table says what `auto`
-resolved to here), then on a throwaway Ray cluster on this machine (a head with no CPUs for units
+resolved to here), each twice: with the default per-unit Python environment (`sandbox.python`
+omitted, so every unit gets its own venv cloned from one built per task) and with `python: null`
+(the host's interpreter), followed by a row with the difference per unit, which is what the default
+environment costs (aim: under 10 ms). `--repeat N` runs the two N times, interleaved, and prints the
+medians. Then on a throwaway Ray cluster on this machine (a head with no CPUs for units
 plus two one-CPU worker nodes, started with `ray start` on 127.0.0.1, tempdir driver). Prints
 wall time, CPU time (user + sys of the CLI process and every process it waited for), per-row
 overhead (wall / rows and CPU / rows), the driver process's peak RSS and the run directory's size.
@@ -19,13 +23,14 @@ would take more than `--ray-limit` seconds.
 
 To compare two trees of the source with the same script, point PYTHONPATH at the other tree's
 `src` directory (the CLI and the Ray nodes inherit it).
-Usage: python bench/scale.py [--rows 1000 10000] [--driver tempdir auto] [--no-ray]
+Usage: python bench/scale.py [--rows 1000 10000] [--driver tempdir auto] [--repeat 1] [--no-ray]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +42,8 @@ from pathlib import Path
 import yaml
 
 RUN_AIMS = {1000: 4.0, 10000: 40.0}
+ENV_AIM_MS = 10.0
+"""What the default per-unit Python environment may cost over `python: null`, per unit."""
 RSS_AIM_MB = 120.0
 PLAN_AIM, REPORT_AIM = 0.25, 0.3
 CLI = str(Path(sys.executable).with_name("coder-eval"))
@@ -49,23 +56,24 @@ class Sample:
     rss_mb: float
 
 
-def write_task(directory: Path, rows: int) -> Path:
-    """The task file, alone in its own directory (the task directory is what TASK_DIR shows commands)."""
+def write_task(directory: Path, rows: int, *, host_python: bool = False) -> Path:
+    """The task file, alone in its own directory (the task directory is what TASK_DIR shows commands).
+
+    `host_python` opts the task out of its per-unit environment (`sandbox.python: null`).
+    """
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "task.yaml"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "task_id": f"rows-{rows}",
-                "description": "agentless dataset scale benchmark",
-                "agent": {"type": "none"},
-                "dataset": {"rows": [{"id": f"r{i:05d}", "word": f"w{i}"} for i in range(rows)]},
-                "pre_run": [{"command": "printf ok > out.txt"}],
-                "success_criteria": [{"type": "file_exists", "path": "out.txt", "description": "row wrote out.txt"}],
-            }
-        ),
-        encoding="utf-8",
-    )
+    task = {
+        "task_id": f"rows-{rows}",
+        "description": "agentless dataset scale benchmark",
+        "agent": {"type": "none"},
+        "dataset": {"rows": [{"id": f"r{i:05d}", "word": f"w{i}"} for i in range(rows)]},
+        "pre_run": [{"command": "printf ok > out.txt"}],
+        "success_criteria": [{"type": "file_exists", "path": "out.txt", "description": "row wrote out.txt"}],
+    }
+    if host_python:
+        task["sandbox"] = {"python": None}
+    path.write_text(yaml.safe_dump(task), encoding="utf-8")
     return path
 
 
@@ -110,6 +118,42 @@ def row(where: str, driver: str, rows: int, sample: Sample, disk: int) -> None:
     )
 
 
+def median_sample(samples: list[Sample]) -> Sample:
+    return Sample(*(statistics.median(getattr(s, f) for s in samples) for f in ("wall", "cpu", "rss_mb")))
+
+
+def env_cost_row(driver: str, rows: int, default: Sample, null: Sample) -> None:
+    """What the default environment costs per unit over python: null (wall and CPU), beside its aim."""
+    wall, cpu = 1000 * (default.wall - null.wall) / rows, 1000 * (default.cpu - null.cpu) / rows
+    print(
+        f"{'env':>6} {driver + ' venv-null':>18} {rows:>6} {'':>7} {'':>7} {'':>6} {wall:>7.2f} {cpu:>10.2f}  "
+        f"per-unit cost of the default Python environment (aim < {ENV_AIM_MS:.0f} ms)",
+        flush=True,
+    )
+
+
+def compare_envs(root: Path, rows: int, driver: str, label: str, env: dict[str, str], repeat: int) -> Path:
+    """Run the dataset with the default environment and with python: null, `repeat` times interleaved."""
+    tasks = {
+        False: write_task(root / f"rows{rows}", rows),
+        True: write_task(root / f"rows{rows}-null", rows, host_python=True),
+    }
+    samples: dict[bool, list[Sample]] = {False: [], True: []}
+    disks: dict[bool, int] = {}
+    for attempt in range(repeat):
+        for null in (False, True) if attempt % 2 == 0 else (True, False):  # alternate which goes first
+            run_dir = root / f"local{rows}-{driver}{'-null' if null else ''}-{attempt}"
+            sample, disks[null] = run_rows(tasks[null], run_dir, env, ["--driver", driver])
+            samples[null].append(sample)
+            if attempt < repeat - 1:
+                shutil.rmtree(run_dir, ignore_errors=True)
+    default, null = median_sample(samples[False]), median_sample(samples[True])
+    row("local", label, rows, default, disks[False])
+    row("local", f"{label} py:null", rows, null, disks[True])
+    env_cost_row(label, rows, default, null)
+    return root / f"local{rows}-{driver}-{repeat - 1}"
+
+
 def best_of(args: list[str], env: dict[str, str], times: int = 3) -> Sample:
     samples = [timed(args, env) for _ in range(times)]
     wall, cpu = min(s.wall for s in samples), min(s.cpu for s in samples)
@@ -144,6 +188,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--driver", nargs="*", default=["tempdir", "auto"], help="local sandbox drivers to measure")
     parser.add_argument("--no-ray", action="store_true", help="only the local executor")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each python variant (medians printed)")
     parser.add_argument("--ray-limit", type=float, default=300.0, help="skip a Ray run expected to take longer (s)")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "RAY_ADDRESS")}
@@ -155,10 +200,8 @@ def main() -> None:
         print(HEADER)
         first: Path | None = None
         for rows in args.rows:
-            task = write_task(root / f"rows{rows}", rows)
             for driver in args.driver:
-                run_dir = root / f"local{rows}-{driver}"
-                row("local", names[driver], rows, *run_rows(task, run_dir, env, ["--driver", driver]))
+                run_dir = compare_envs(root, rows, driver, names[driver], env, max(1, args.repeat))
                 first = first or run_dir
         if not args.no_ray:
             ray_rows(root, args.rows, env, args.ray_limit)

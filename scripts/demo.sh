@@ -7,9 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# The tasks call `python`; many machines only have `python3`. The venv provides `python`
-# for the agent's shell and the criteria alike.
-export PATH="$PWD/.venv/bin:$PATH"
+# The tasks call `python`: each unit has its own virtual environment (sandbox.python's default),
+# first on its PATH, so a machine with only `python3` runs them too.
 .venv/bin/coder-eval plan examples/tasks
 .venv/bin/coder-eval run examples/tasks -b script --exclude-tags example-fail -j 2 "$@"
 .venv/bin/coder-eval report runs/latest

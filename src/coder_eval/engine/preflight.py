@@ -7,7 +7,6 @@ how to find it, and which variables would hold a real key.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from coder_eval.agents.kind import AgentKind
@@ -64,8 +63,14 @@ def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
             warnings.extend(_kind_warnings(agent_kind(name), tasks))
         except UnknownKindError as exc:
             warnings.append(str(exc))
-    if any(t.sandbox.python is not None and t.sandbox.python.env_packages for t in tasks) and not shutil.which("uv"):
-        warnings.append("'uv' is not on PATH; tasks with python env_packages need it (pip install uv)")
+    if any(t.sandbox.python is not None for t in tasks):
+        from coder_eval.sandbox.environments import find_uv
+        from coder_eval.sandbox.templates import SetupError
+
+        try:
+            find_uv()
+        except SetupError:
+            warnings.append("uv is not installed; every unit's Python environment needs it (pip install uv)")
     for driver in sorted({t.sandbox.driver for t in tasks}):
         if driver not in DRIVERS:
             known = ", ".join(DRIVERS.names())

@@ -50,10 +50,44 @@ def plan_file(path: Path) -> FilePlan:
             raise TaskConfigError(path, problems)
         out.tasks = expand_dataset(task, loaded.raw, path, warnings=tuple(loaded.warnings))
         out.warnings = [w.render() for w in loaded.warnings] + task_warnings(task)
-        out.notes = judge_notes(task)
+        out.notes = [*environment_notes(task), *judge_notes(task)]
     except TaskConfigError as exc:
         out.error = exc
     return out
+
+
+def environment_notes(task: TaskDefinition) -> list[str]:
+    """What Python (and npm) environment each unit of the task will get."""
+    import sys
+
+    from coder_eval.sandbox.environments import base_interpreter
+    from coder_eval.sandbox.task_envs import editable
+
+    sandbox = task.sandbox
+    notes = []
+    spec = sandbox.python
+    if spec is None:
+        notes.append(
+            "sandbox.python: null: units run the host's interpreter (python on their PATH), "
+            "read-only under bubblewrap and docker"
+        )
+    else:
+        if spec.version:
+            interpreter = f"Python {spec.version}, as uv finds or downloads it"
+        elif sandbox.driver == "docker":
+            interpreter = "the image's /usr/bin/python3"
+        else:
+            interpreter = f"Python {sys.version.split()[0]} at {base_interpreter()}"
+        packages = ", ".join(["pip", *spec.env_packages])
+        how = (
+            "built for each unit (editable requirements point into its own workspace)"
+            if editable(spec.env_packages)
+            else "cloned from one built once per task and shown read-only"
+        )
+        notes.append(f"sandbox.python: each unit gets its own .venv ({packages}) on {interpreter}, {how}")
+    if sandbox.node is not None and sandbox.node.specifiers:
+        notes.append(f"sandbox.node: npm installs {', '.join(sandbox.node.specifiers)} into each unit's workspace")
+    return notes
 
 
 JUDGE_TYPES = frozenset({"llm_judge", "agent_judge", "system_one_judge", "uipath_eval"})
