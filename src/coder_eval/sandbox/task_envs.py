@@ -44,7 +44,7 @@ from coder_eval.sandbox.venv_clone import VenvTemplate, read_template
 PYTHON_DIR = ".python"
 """Where uv puts an interpreter it downloads for `version`, inside the shared environment."""
 KEEP = frozenset({VENV_DIR, PYTHON_DIR})
-Signature = dict[str, tuple[int, int, int, int, int]]
+Signature = list[tuple[str, int, int, int, int, int]]
 Prepare = Callable[[Path], None]
 """Fills a build directory before the install (copies the task's templates into it)."""
 
@@ -84,7 +84,7 @@ class SharedPythonEnv:
             return f"it can no longer be read ({exc})"
         if found == self.signature:
             return None
-        differ = set(found) ^ set(self.signature) | {k for k in found if self.signature.get(k, found[k]) != found[k]}
+        differ = {entry[0] for entry in set(found) ^ set(self.signature)}
         names = sorted(os.path.relpath(k, self.root) for k in differ)
         _drop(self)
         return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -250,18 +250,22 @@ def _read_only(root: Path) -> None:
 
 
 def _signature(root: Path) -> Signature:
-    out: Signature = {}
+    """(path, inode, size, mode, modification and change time) of every entry, in directory order.
+
+    A flat list compared as a whole: this runs after every tempdir unit, over a thousand entries."""
+    out: Signature = []
     stack = [str(root)]
     while stack:
         here = stack.pop()
+        info = os.lstat(here)
+        out.append((here, info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns))
         with os.scandir(here) as entries:
             for entry in entries:
-                info = entry.stat(follow_symlinks=False)
-                out[entry.path] = (info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns)
-                if stat.S_ISDIR(info.st_mode):
+                if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
-    info = os.lstat(root)
-    out[str(root)] = (info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                out.append((entry.path, info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns))
     return out
 
 

@@ -25,6 +25,10 @@ from pathlib import Path
 
 TASK_ENV_PTH = "_coder_eval_task_env.pth"
 """The clone's one file in its own site-packages: where the shared packages are."""
+LEFT_OUT = frozenset({".lock", "CACHEDIR.TAG"})
+LEFT_OUT_SUFFIXES = (".bat", ".ps1", ".nu", ".xsh")
+"""What a clone does without: uv's lock, the backup-tool marker, and activation scripts for Windows,
+PowerShell, Nushell and xonsh. Every file is a file-system operation on each unit's critical path."""
 SCRIPT_LIMIT = 64 * 1024
 """A bin file up to this size that starts with `#!` is a script and is copied; anything else (a
 compiled tool a package ships, such as a linter binary) is linked to the shared, read-only file."""
@@ -68,10 +72,12 @@ def read_template(
     for path in sorted(venv.iterdir()):
         if path.is_symlink():
             links.append((path.name, os.readlink(path)))
-        elif path.is_file() and path.name != ".lock":
+        elif path.is_file() and path.name not in LEFT_OUT:
             files.append((path.name, path.read_bytes(), 0o644))
     for path in sorted((venv / "bin").iterdir()):
         rel = f"bin/{path.name}"
+        if path.suffix in LEFT_OUT_SUFFIXES:
+            continue
         if path.is_symlink():
             links.append((rel, os.readlink(path)))
         elif path.is_file():
