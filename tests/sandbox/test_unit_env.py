@@ -241,6 +241,10 @@ def test_a_changed_shared_environment_is_detected_under_tempdir(tmp_path: Path) 
         first.setup()
         shared = first.python.shared
         assert shared is not None and first.shared_env_changed() is None
+        used = first.run("pip --version && python -c 'import pip._internal.cli.main'", timeout=120)
+        assert used.exit_code == 0, used.stderr
+        if sys.platform.startswith("linux"):  # using the environment is no event for its watch
+            assert shared.watch is not None and not shared.watch.take()
         target = shared.template.shared_paths[0] + "/pip/__init__.py"
         out = first.run(f"chmod u+w '{target}' && echo '# changed' >> '{target}'", timeout=60)
         assert out.exit_code == 0, out.stderr

@@ -12,7 +12,9 @@ bubblewrap and docker). Each unit gets its own small venv cloned from it (`venv_
 Under tempdir a unit runs as the harness's user and could make the files writable again, so the
 state of every entry (inode, size, mode, modification and change times) is kept when the build
 ends, and `changed()` compares after each such unit: a changed environment ends that unit ERROR
-and is dropped, and the next unit builds a fresh one.
+and is dropped, and the next unit builds a fresh one. An inotify watch over the tree
+(`common/tree_watch.py`) lets that check skip the walk of a thousand entries when nothing was
+written, which is every honest unit.
 
 Which units share one environment: those whose driver (as resolved), `sandbox.python`, docker
 image settings and uv are the same; when the packages name local files (a wheel shipped in a
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from coder_eval.common.tree_watch import TreeWatch
 from coder_eval.models.sandbox import PythonEnv
 from coder_eval.sandbox.drivers import Driver, PreservationMode, SandboxRequest
 from coder_eval.sandbox.environments import VENV_DIR, create_python_env, find_uv, stage_pip
@@ -62,6 +65,9 @@ class SharedPythonEnv:
     packages: tuple[str, ...]
     build_seconds: float
     signature: Signature = field(repr=False)
+    watch: TreeWatch | None = field(default=None, repr=False)
+    tainted: str | None = None
+    """What a unit changed, once a change was found (the environment is then never shown again)."""
 
     @property
     def venv(self) -> Path:
@@ -77,7 +83,20 @@ class SharedPythonEnv:
         }
 
     def changed(self) -> str | None:
-        """What changed in the environment since it was built (None when nothing did)."""
+        """What changed in the environment since it was built (None when nothing did).
+
+        The inotify watch answers "nothing" in microseconds; only when it saw an event (or where
+        there is none) is every entry compared. A change found once is kept: every later unit
+        that was shown this environment is told too."""
+        if self.tainted is None and self.watch is not None and not self.watch.take():
+            return None
+        if self.tainted is None:
+            self.tainted = self._compare()
+            if self.tainted is not None:
+                _drop(self)
+        return self.tainted
+
+    def _compare(self) -> str | None:
         try:
             found = _signature(self.root)
         except OSError as exc:
@@ -86,7 +105,6 @@ class SharedPythonEnv:
             return None
         differ = {entry[0] for entry in set(found) ^ set(self.signature)}
         names = sorted(os.path.relpath(k, self.root) for k in differ)
-        _drop(self)
         return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
@@ -214,7 +232,9 @@ def _seal(key: str, root: Path, seconds: float) -> SharedPythonEnv:
     version = _cfg_value(venv / "pyvenv.cfg", ("version_info", "version"))
     packages = _distributions(venv / template.site)
     _read_only(root)
-    return SharedPythonEnv(key, root, template, interpreter, version, packages, seconds, _signature(root))
+    signature = _signature(root)
+    watch = TreeWatch.start(root)
+    return SharedPythonEnv(key, root, template, interpreter, version, packages, seconds, signature, watch)
 
 
 def _cfg_value(cfg: Path, names: tuple[str, ...]) -> str:
@@ -294,6 +314,8 @@ def _drop(env: SharedPythonEnv) -> None:
     with _lock:
         if _built.get(env.key) is env:
             del _built[env.key]
+    if env.watch is not None:
+        env.watch.close()
 
 
 def remove_shared_envs() -> None:
@@ -301,6 +323,9 @@ def remove_shared_envs() -> None:
     global _store
     with _lock:
         store, _store = _store, None
+        for env in _built.values():
+            if env.watch is not None:
+                env.watch.close()
         _built.clear()
         _failed.clear()
         _building.clear()
