@@ -239,6 +239,18 @@ def test_null_replaces_a_deep_field_and_resets_non_nullable() -> None:
     assert lineage["sandbox.docker"]["source"] == "variant"
 
 
+def test_python_null_from_any_layer_opts_out_and_a_higher_mapping_opts_back_in() -> None:
+    """`sandbox.python` defaults to an own environment; null is kept as the explicit opt-out."""
+    task = Layer("task", {"sandbox": {"python": {"env_packages": ["pytest"]}}})
+    merged, _ = resolve_root(TaskDefinition, [task, Layer("variant", {"sandbox": {"python": None}})])
+    assert merged["sandbox"]["python"] is None
+    assert SandboxConfig.model_validate(merged["sandbox"]).python is None
+    back = [task, Layer("variant", {"sandbox": {"python": None}}), Layer("cli", {"sandbox": {"python": {}}})]
+    merged, _ = resolve_root(TaskDefinition, back)
+    assert SandboxConfig.model_validate(merged["sandbox"]).python is not None
+    assert SandboxConfig.model_validate({}).python is not None
+
+
 def test_agent_type_from_highest_layer_drops_other_kinds_keys() -> None:
     layers = [
         Layer("baseline", {"agent": {"type": "claude-code", "ignore_patterns": [], "permission_mode": "plan"}}),

@@ -94,7 +94,7 @@ def _minimal_defaults(t: TaskDefinition) -> None:
     assert t.skip is False
     assert t.agent is None
     assert t.sandbox.driver == "auto"
-    assert t.sandbox.python is None  # omitted: the host Python, no per-task venv
+    assert t.sandbox.python == PythonEnv()  # omitted: each unit's own empty environment, as the spec says
     assert t.sandbox.template_sources == []
     assert t.sandbox.ignore_patterns == []
     assert t.sandbox.record_cli == []
@@ -174,7 +174,7 @@ VALID: list[Any] = [
     ),
     pytest.param(task(sandbox={"python": None}), lambda t: t.sandbox.python is None, id="python-null-skips-venv"),
     pytest.param(task(sandbox={"python": {}}), lambda t: t.sandbox.python == PythonEnv(), id="python-empty-mapping"),
-    pytest.param(task(sandbox={}), lambda t: t.sandbox.python is None, id="python-omitted-is-host-python"),
+    pytest.param(task(sandbox={}), lambda t: t.sandbox.python == PythonEnv(), id="python-omitted-is-an-own-venv"),
     pytest.param(
         task(sandbox={"python": {"env_packages": ["pytest", "pylint>=3.0"]}}),
         lambda t: t.sandbox.python.env_packages == ["pytest", "pylint>=3.0"],
