@@ -273,3 +273,20 @@ def test_the_shared_environment_is_read_only_inside_isolating_drivers(tmp_path: 
         assert box.shared_env_changed() is None and box.python.shared.changed() is None
     finally:
         box.finish()
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_python_version_names_an_interpreter_that_outlives_the_build(tmp_path: Path, driver: str) -> None:
+    """uv may find the version through a link of the build's own set-up environment, which is gone later."""
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for _ in range(2):  # the second unit clones what the first built
+        box = make(tmp_path, driver, python={"version": version})
+        try:
+            box.setup()
+            out = box.run("python -c 'import sys; print(sys.version_info[:2])' && pip --version", timeout=120)
+            assert out.exit_code == 0, out.stderr
+            assert out.stdout.startswith(str(sys.version_info[:2]))
+        finally:
+            box.finish()
+        shared = box.python.shared
+        assert shared is not None and "/unit-" not in shared.interpreter  # not the build's fallback link

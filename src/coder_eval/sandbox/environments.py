@@ -112,6 +112,25 @@ def create_python_env(
     return env.host_path(PurePosixPath(VENV_DIR) / bin_name)
 
 
+FIND_PYTHON = (
+    'found=$("$CE_UV" python find "$CE_VERSION") && '
+    "\"$found\" -c 'import os, sys; print(os.path.realpath(sys.executable))'"
+)
+
+
+def installed_interpreter(
+    version: str, env: SandboxEnvironment, *, timeout: float, extra: dict[str, str]
+) -> str | None:
+    """The real path inside `env` of an installed interpreter uv finds for `version` (None: none is installed).
+
+    uv may find one through a link that lives only as long as the set-up environment (a sandbox's
+    fallback `python3`); an environment that outlives it must name the interpreter itself."""
+    command = Command(shell=FIND_PYTHON, env={**extra, "CE_UV": find_uv(), "CE_VERSION": version})
+    out = env.exec(command, timeout=timeout)
+    found = out.stdout.strip().splitlines()[-1:] if out.exit_code == 0 else []
+    return found[0] if found and found[0].startswith("/") else None
+
+
 def pip_wheel() -> Path | None:
     """The newest pip wheel that comes with the harness's interpreter (ensurepip's, or the system's)."""
     places = [Path("/usr/share/python-wheels")]

@@ -40,7 +40,7 @@ from typing import Any
 from coder_eval.common.tree_watch import TreeWatch
 from coder_eval.models.sandbox import PythonEnv
 from coder_eval.sandbox.drivers import Driver, PreservationMode, SandboxRequest
-from coder_eval.sandbox.environments import VENV_DIR, create_python_env, find_uv, stage_pip
+from coder_eval.sandbox.environments import VENV_DIR, create_python_env, find_uv, installed_interpreter, stage_pip
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.venv_clone import VenvTemplate, read_template
 
@@ -213,6 +213,9 @@ def _build(
             prepare(env.workspace)
         also = stage_pip(spec, env.workspace)
         extra = {"UV_PYTHON_INSTALL_DIR": str(env.inner_workspace / PYTHON_DIR)}
+        if spec.version:  # an installed one by its own path; else uv downloads one into the environment
+            found = installed_interpreter(spec.version, env, timeout=timeout, extra=extra)
+            spec = spec.model_copy(update={"version": found or spec.version})
         create_python_env(spec, env, timeout=timeout, relocatable=True, also=also, extra_env=extra)
     finally:
         env.finish()
