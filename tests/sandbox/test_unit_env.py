@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import zipfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -112,14 +113,18 @@ def test_python_and_pip_resolve_inside_the_units_own_environment(tmp_path: Path,
     box = make(tmp_path, driver)
     try:
         box.setup()
-        out = box.run("python -c 'import sys; print(sys.prefix)'; command -v python; command -v pip; pip --version", timeout=120)
+        out = box.run(
+            "python -c 'import sys; print(sys.prefix)'; command -v python; command -v pip; pip --version", timeout=120
+        )
         assert out.exit_code == 0, out.stderr
         prefix, python, pip, version = out.stdout.strip().splitlines()
         venv = str(box.live.inner_workspace / ".venv")
         assert (prefix, python, pip) == (venv, f"{venv}/bin/python", f"{venv}/bin/pip")
         assert version.startswith("pip ")
         info = box.python.info
-        assert info["kind"] == "venv" and info["cloned"] is True and any(p.startswith("pip==") for p in info["packages"])
+        assert (
+            info["kind"] == "venv" and info["cloned"] is True and any(p.startswith("pip==") for p in info["packages"])
+        )
         assert box.live.base_env()["VIRTUAL_ENV"] == venv
     finally:
         box.finish()
@@ -163,14 +168,18 @@ def test_npm_global_installs_stay_in_the_unit(tmp_path: Path, driver: str) -> No
         pytest.skip("npm is not installed")
     package = tmp_path / "task" / "tpl" / "package"
     package.mkdir(parents=True)
-    (package / "package.json").write_text('{"name": "ce-npm-probe", "version": "0.1.0", "bin": {"ce-npm-probe": "c.js"}}')
+    (package / "package.json").write_text(
+        '{"name": "ce-npm-probe", "version": "0.1.0", "bin": {"ce-npm-probe": "c.js"}}'
+    )
     (package / "c.js").write_text("#!/usr/bin/env node\nconsole.log('probe');\n")
     global_root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=60).stdout.strip()
     before = set(os.listdir(global_root)) if os.path.isdir(global_root) else set()
     first = make(tmp_path, driver)
     try:
         first.setup()
-        out = first.run("npm install -g --offline --no-audit --no-fund ./package >/dev/null && ce-npm-probe", timeout=300)
+        out = first.run(
+            "npm install -g --offline --no-audit --no-fund ./package >/dev/null && ce-npm-probe", timeout=300
+        )
         assert out.exit_code == 0 and out.stdout.strip() == "probe", out.stdout + out.stderr
     finally:
         first.finish()
@@ -290,3 +299,20 @@ def test_a_python_version_names_an_interpreter_that_outlives_the_build(tmp_path:
             box.finish()
         shared = box.python.shared
         assert shared is not None and "/unit-" not in shared.interpreter  # not the build's fallback link
+
+
+def test_a_preserved_workspace_graded_again_sees_its_packages(tmp_path: Path) -> None:
+    """The run's shared environments are gone when it ends; `adopt` points the clone at a fresh one."""
+    packages = {"env_packages": ["./ce_unit_probe-0.1-py3-none-any.whl"]}
+    box = make(tmp_path, "tempdir", python=packages)
+    box.request = replace(box.request, mode=PreservationMode.MOVE_ON_WRITE)
+    box.setup()
+    assert box.run("python -c 'import ce_unit_probe'", timeout=60).exit_code == 0
+    kept = box.finish()
+    assert kept is not None
+    remove_shared_envs()
+    again = make(tmp_path, "tempdir", python=packages)
+    again.adopt(kept)
+    out = again.run("python -c 'import sys, ce_unit_probe; print(sys.prefix)'", timeout=60)
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.strip() == str(kept / ".venv") and again.python.info["relinked"] is True

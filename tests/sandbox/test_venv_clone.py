@@ -39,7 +39,9 @@ def test_a_clone_has_its_own_small_files_and_names_the_shared_site(tmp_path: Pat
     assert clone_venv(template, dest) == dest / "bin"
     assert (dest / "pyvenv.cfg").read_bytes() == (venv / "pyvenv.cfg").read_bytes()
     assert not (dest / ".lock").exists() and os.readlink(dest / "lib64") == "lib"
-    assert os.readlink(dest / "bin" / "python") == "/usr/bin/python3" and os.readlink(dest / "bin" / "python3") == "python"
+    assert (
+        os.readlink(dest / "bin" / "python") == "/usr/bin/python3" and os.readlink(dest / "bin" / "python3") == "python"
+    )
     assert (dest / "bin" / "pytest").read_bytes() == SCRIPT  # the venv's own script wins over an extra one
     assert (dest / "bin" / "pip").read_bytes() == SCRIPT and os.access(dest / "bin" / "pip", os.X_OK)
     assert os.readlink(dest / "bin" / "tool") == str(venv / "bin" / "tool")  # a compiled tool is linked, not copied

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from coder_eval.models.sandbox import PythonEnv
-from coder_eval.sandbox.drivers import Driver, SandboxRequest
+from coder_eval.sandbox.drivers import Driver, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import SandboxEnvironment
 from coder_eval.sandbox.environments import VENV_DIR, create_python_env, stage_pip
 from coder_eval.sandbox.task_envs import SharedPythonEnv, editable, shared_python_env
@@ -60,8 +61,10 @@ class UnitPython:
             self.info["interpreter"] = "python on the unit's PATH (the host's)"
             return None
         venv = env.workspace / VENV_DIR
-        if venv.is_symlink() or venv.exists():  # a template shipped one; the unit's own replaces it
-            venv.unlink() if venv.is_symlink() or not venv.is_dir() else shutil.rmtree(venv)
+        if venv.is_dir() and not venv.is_symlink():  # a template shipped one; the unit's own replaces it
+            shutil.rmtree(venv)
+        elif venv.is_symlink() or venv.exists():
+            venv.unlink()
         if self.shared is not None:
             bin_dir = clone_venv(self.shared.template, venv)
             self.info.update(self.shared.info(), venv=str(env.inner_workspace / VENV_DIR), cloned=True)
@@ -85,8 +88,6 @@ class UnitPython:
         if self.spec is None or not venv.is_dir():
             return
         if clone_site(venv) is not None:
-            from coder_eval.sandbox.drivers import get_driver
-
             host = get_driver("tempdir")
             self.shared = shared_python_env(
                 self.spec, host, request, task_file=task_file, prepare=templates, timeout=request.config.limits.timeout
@@ -115,6 +116,4 @@ class UnitPython:
 
 
 def _with_shared(request: SandboxRequest, root: Path) -> SandboxRequest:
-    from dataclasses import replace
-
     return replace(request, shared=(*request.shared, root))
