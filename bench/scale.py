@@ -101,7 +101,7 @@ def run_rows(task: Path, run_dir: Path, env: dict[str, str], extra: list[str]) -
 
 
 HEADER = (
-    f"{'where':>6} {'driver':>18} {'rows':>6} {'wall s':>7} {'cpu s':>7} {'aim s':>6} "
+    f"{'where':>6} {'driver':>24} {'rows':>6} {'wall s':>7} {'cpu s':>7} {'aim s':>6} "
     f"{'ms/row':>7} {'cpu ms/row':>10} {'peak MB':>8} {'aim MB':>7} {'disk MB':>8}"
 )
 
@@ -111,7 +111,7 @@ def row(where: str, driver: str, rows: int, sample: Sample, disk: int) -> None:
     aim = f"{RUN_AIMS[rows]:.0f}" if local and rows in RUN_AIMS else "-"
     rss_aim = f"{RSS_AIM_MB:.0f}" if local else "-"
     print(
-        f"{where:>6} {driver:>18} {rows:>6} {sample.wall:>7.2f} {sample.cpu:>7.2f} {aim:>6} "
+        f"{where:>6} {driver:>24} {rows:>6} {sample.wall:>7.2f} {sample.cpu:>7.2f} {aim:>6} "
         f"{1000 * sample.wall / rows:>7.2f} {1000 * sample.cpu / rows:>10.2f} {sample.rss_mb:>8.0f} "
         f"{rss_aim:>7} {disk / 1e6:>8.1f}",
         flush=True,
@@ -126,7 +126,7 @@ def env_cost_row(driver: str, rows: int, default: Sample, null: Sample) -> None:
     """What the default environment costs per unit over python: null (wall and CPU), beside its aim."""
     wall, cpu = 1000 * (default.wall - null.wall) / rows, 1000 * (default.cpu - null.cpu) / rows
     print(
-        f"{'env':>6} {driver + ' venv-null':>18} {rows:>6} {'':>7} {'':>7} {'':>6} {wall:>7.2f} {cpu:>10.2f}  "
+        f"{'env':>6} {driver + ' venv-null':>24} {rows:>6} {'':>7} {'':>7} {'':>6} {wall:>7.2f} {cpu:>10.2f}  "
         f"per-unit cost of the default Python environment (aim < {ENV_AIM_MS:.0f} ms)",
         flush=True,
     )
@@ -220,7 +220,7 @@ def ray_rows(root: Path, counts: list[int], env: dict[str, str], limit: float) -
             if per_row is not None and per_row * rows > limit:
                 expected = per_row * rows
                 reason = f"skipped: about {expected:.0f} s expected, over the {limit:.0f} s limit"
-                print(f"{'ray':>6} {'tempdir':>18} {rows:>6} {reason}")
+                print(f"{'ray':>6} {'tempdir':>24} {rows:>6} {reason}")
                 continue
             task = root / f"rows{rows}" / "task.yaml"
             extra = ["--executor", "ray", "--ray-address", cluster.address, "--driver", "tempdir"]  # type: ignore[attr-defined]

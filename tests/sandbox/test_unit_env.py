@@ -162,8 +162,17 @@ def test_what_a_unit_installs_stays_in_that_unit(tmp_path: Path, driver: str) ->
     assert listing(HOST_SITE) == host, "a unit's install reached the host's interpreter"
 
 
+NODE = [
+    pytest.param(None, id="no-sandbox-node"),
+    pytest.param({"packages": ["./package"]}, id="sandbox-node-declared"),
+]
+
+
+@pytest.mark.parametrize("node", NODE)
 @pytest.mark.parametrize("driver", DRIVERS[:2])
-def test_npm_global_installs_stay_in_the_unit(tmp_path: Path, driver: str) -> None:
+def test_npm_global_installs_stay_in_the_unit(tmp_path: Path, driver: str, node: dict[str, Any] | None) -> None:
+    """`npm install -g` goes to the unit's own prefix in its HOME, whether or not the task declares sandbox.node
+    (a declared package, here a directory of the template, is installed into the workspace as before)."""
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
     package = tmp_path / "task" / "tpl" / "package"
@@ -174,13 +183,23 @@ def test_npm_global_installs_stay_in_the_unit(tmp_path: Path, driver: str) -> No
     (package / "c.js").write_text("#!/usr/bin/env node\nconsole.log('probe');\n")
     global_root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=60).stdout.strip()
     before = set(os.listdir(global_root)) if os.path.isdir(global_root) else set()
-    first = make(tmp_path, driver)
+    first = make(tmp_path, driver, node=node)
     try:
         first.setup()
+        if node is not None:  # the declared package, from the workspace's node_modules/.bin
+            assert (
+                first.run("command -v ce-npm-probe", timeout=60)
+                .stdout.strip()
+                .endswith("node_modules/.bin/ce-npm-probe")
+            )
+        prefix = first.run('printf %s "$npm_config_prefix"', timeout=60).stdout
+        assert prefix == str(first.live.home_dir / ".npm-global"), prefix
         out = first.run(
-            "npm install -g --offline --no-audit --no-fund ./package >/dev/null && ce-npm-probe", timeout=300
+            "npm install -g --offline --no-audit --no-fund ./package >/dev/null && hash -r && ce-npm-probe"
+            ' && ls "$(npm root -g)"',
+            timeout=300,
         )
-        assert out.exit_code == 0 and out.stdout.strip() == "probe", out.stdout + out.stderr
+        assert out.exit_code == 0 and out.stdout.split()[:2] == ["probe", "ce-npm-probe"], out.stdout + out.stderr
     finally:
         first.finish()
     second = make(tmp_path, driver)

@@ -13,6 +13,7 @@ from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.loading.static_checks import task_problems, task_warnings
 from coder_eval.models.criteria_judges import SystemOneJudgeCriterion
+from coder_eval.models.sandbox import PythonEnv
 from coder_eval.models.task import TaskDefinition
 
 
@@ -58,36 +59,44 @@ def plan_file(path: Path) -> FilePlan:
 
 def environment_notes(task: TaskDefinition) -> list[str]:
     """What Python (and npm) environment each unit of the task will get."""
+    sandbox = task.sandbox
+    notes = [_python_note(sandbox.python, sandbox.driver)]
+    if sandbox.node is not None:
+        packages = ", ".join(sandbox.node.specifiers) or "no packages"
+        notes.append(
+            f"sandbox.node: npm installs {packages} into each unit's workspace; "
+            "`npm install -g` goes to the unit's own prefix in its HOME"
+        )
+    return notes
+
+
+def _python_note(spec: PythonEnv | None, driver: str) -> str:
     import sys
 
+    from coder_eval.sandbox.drivers import BUILTIN_DRIVERS, DRIVERS
     from coder_eval.sandbox.environments import base_interpreter
     from coder_eval.sandbox.task_envs import editable
 
-    sandbox = task.sandbox
-    notes = []
-    spec = sandbox.python
     if spec is None:
-        notes.append(
+        return (
             "sandbox.python: null: units run the host's interpreter (python on their PATH), "
             "read-only under bubblewrap and docker"
         )
+    if spec.version:
+        interpreter = f"Python {spec.version}, as uv finds or downloads it"
+    elif driver == "docker":
+        interpreter = "the image's /usr/bin/python3"
     else:
-        if spec.version:
-            interpreter = f"Python {spec.version}, as uv finds or downloads it"
-        elif sandbox.driver == "docker":
-            interpreter = "the image's /usr/bin/python3"
-        else:
-            interpreter = f"Python {sys.version.split()[0]} at {base_interpreter()}"
-        packages = ", ".join(["pip", *spec.env_packages])
-        how = (
-            "built for each unit (editable requirements point into its own workspace)"
-            if editable(spec.env_packages)
-            else "cloned from one built once per task and shown read-only"
-        )
-        notes.append(f"sandbox.python: each unit gets its own .venv ({packages}) on {interpreter}, {how}")
-    if sandbox.node is not None and sandbox.node.specifiers:
-        notes.append(f"sandbox.node: npm installs {', '.join(sandbox.node.specifiers)} into each unit's workspace")
-    return notes
+        interpreter = f"Python {sys.version.split()[0]} at {base_interpreter()}"
+    plugin = None if driver in BUILTIN_DRIVERS else DRIVERS.find(driver)
+    if editable(spec.env_packages):
+        how = "built for each unit (editable requirements point into its own workspace)"
+    elif plugin is not None and not getattr(plugin, "shows_shared_dirs", False):
+        how = f"built for each unit (the {driver} driver cannot show units a shared one)"
+    else:
+        how = "cloned from one built once per task and shown read-only"
+    packages = ", ".join(["pip", *spec.env_packages])
+    return f"sandbox.python: each unit gets its own .venv ({packages}) on {interpreter}, {how}"
 
 
 JUDGE_TYPES = frozenset({"llm_judge", "agent_judge", "system_one_judge", "uipath_eval"})

@@ -82,12 +82,16 @@ def register_driver(name: str) -> Callable[[D], D]:
     return bind
 
 
+BUILTIN_DRIVERS = ("tempdir", "bubblewrap", "docker", "auto")
+"""The drivers that come with Coder Eval (every one of them shows units `SandboxRequest.shared`)."""
+
+
 def register_builtin_drivers() -> None:
     DRIVERS.add_lazy("tempdir", "coder_eval.sandbox.tempdir:TempdirDriver")
     DRIVERS.add_lazy("bubblewrap", "coder_eval.sandbox.bwrap:BubblewrapDriver")
     DRIVERS.add_lazy("docker", "coder_eval.sandbox.docker:DockerDriver")
     DRIVERS.add_lazy("auto", "coder_eval.sandbox.auto:AutoDriver")
-    for name in ("tempdir", "bubblewrap", "docker", "auto"):
+    for name in BUILTIN_DRIVERS:
         SANDBOX_DRIVERS.add(name, name)
 
 
