@@ -335,3 +335,21 @@ def test_a_preserved_workspace_graded_again_sees_its_packages(tmp_path: Path) ->
     out = again.run("python -c 'import sys, ce_unit_probe; print(sys.prefix)'", timeout=60)
     assert out.exit_code == 0, out.stderr
     assert out.stdout.strip() == str(kept / ".venv") and again.python.info["relinked"] is True
+
+
+def test_a_failed_build_is_one_clear_error_for_every_unit_of_the_task(tmp_path: Path) -> None:
+    """A requirement that cannot be installed fails the first unit's set-up, names the opt-out, and the
+    task's later units get the same answer without building again."""
+    from coder_eval.sandbox.templates import SetupError
+
+    broken = {"env_packages": ["./no-such-0.1-py3-none-any.whl"]}
+    messages = []
+    for _ in range(2):
+        box = make(tmp_path, "tempdir", python=broken)
+        with pytest.raises(SetupError) as caught:
+            box.setup()
+        box.finish()
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert "the task's Python environment could not be built" in messages[0] and "no-such" in messages[0]
+    assert "sandbox.python: null" in messages[0]

@@ -143,7 +143,10 @@ def shared_python_env(
         try:
             built = _build(key, spec, driver, request, prepare if local else None, timeout)
         except SetupError as exc:  # every later unit gets the same answer at once (a subclass keeps its kind)
-            failed = SetupError(f"the task's Python environment could not be built: {exc}")
+            failed = SetupError(
+                f"the task's Python environment could not be built: {exc} (every unit gets one unless "
+                "the task sets sandbox.python: null)"
+            )
             with _lock:
                 _failed[key] = exc if type(exc) is not SetupError else failed
             raise _failed[key] from None
