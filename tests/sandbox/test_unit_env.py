@@ -320,21 +320,26 @@ def test_a_python_version_names_an_interpreter_that_outlives_the_build(tmp_path:
         assert shared is not None and "/unit-" not in shared.interpreter  # not the build's fallback link
 
 
-def test_a_preserved_workspace_graded_again_sees_its_packages(tmp_path: Path) -> None:
-    """The run's shared environments are gone when it ends; `adopt` points the clone at a fresh one."""
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_preserved_workspace_graded_again_sees_its_packages(tmp_path: Path, driver: str) -> None:
+    """The run's shared environments are gone when it ends; `adopt` (re-grading, under the task's own
+    driver) points the clone at a fresh one, which the adopting environment shows read-only."""
     packages = {"env_packages": ["./ce_unit_probe-0.1-py3-none-any.whl"]}
-    box = make(tmp_path, "tempdir", python=packages)
+    box = make(tmp_path, driver, python=packages)
     box.request = replace(box.request, mode=PreservationMode.MOVE_ON_WRITE)
     box.setup()
     assert box.run("python -c 'import ce_unit_probe'", timeout=60).exit_code == 0
     kept = box.finish()
     assert kept is not None
     remove_shared_envs()
-    again = make(tmp_path, "tempdir", python=packages)
-    again.adopt(kept)
-    out = again.run("python -c 'import sys, ce_unit_probe; print(sys.prefix)'", timeout=60)
-    assert out.exit_code == 0, out.stderr
-    assert out.stdout.strip() == str(kept / ".venv") and again.python.info["relinked"] is True
+    again = make(tmp_path, driver, python=packages)
+    try:
+        again.adopt(kept)
+        out = again.run("python -c 'import sys, ce_unit_probe; print(sys.prefix)'", timeout=60)
+        assert out.exit_code == 0, out.stderr
+        assert out.stdout.strip() == str(again.live.inner_workspace / ".venv") and again.python.info["relinked"]
+    finally:
+        again.finish()
 
 
 def test_a_failed_build_is_one_clear_error_for_every_unit_of_the_task(tmp_path: Path) -> None:

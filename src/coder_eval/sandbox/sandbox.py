@@ -121,7 +121,11 @@ class Sandbox:
 
     def adopt(self, workspace: Path) -> Path:
         """Grade an existing workspace in place: derive PATH, create nothing."""
-        env = self.environment = self._bounded(self.driver.adopt(workspace, self.request))
+        request = self.python.prepare_adopted(
+            workspace, self.request, task_file=self.task_file, templates=self._templates
+        )
+        self._raw = self.driver.adopt(workspace, request)
+        env = self.environment = self._bounded(self._raw)
         self.was_adopted = True
         root = env.workspace
         shims = root / MOCKS_DIR
@@ -131,7 +135,7 @@ class Sandbox:
         dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
         env.add_path_entries(dirs)
         if self.config.python is not None:
-            self.python.readopt(env, request=self.request, task_file=self.task_file, templates=self._templates)
+            self.python.readopt(env)
         return root
 
     def _bounded(self, env: SandboxEnvironment) -> SandboxEnvironment:

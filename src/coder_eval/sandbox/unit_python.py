@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval.models.sandbox import PythonEnv
-from coder_eval.sandbox.drivers import Driver, SandboxRequest, get_driver
+from coder_eval.sandbox.drivers import Driver, SandboxRequest
 from coder_eval.sandbox.environment import SandboxEnvironment
 from coder_eval.sandbox.environments import VENV_DIR, create_python_env, stage_pip
 from coder_eval.sandbox.task_envs import SharedPythonEnv, editable, shared_python_env
@@ -79,21 +79,28 @@ class UnitPython:
         env.add_env({"VIRTUAL_ENV": str(env.inner_workspace / VENV_DIR), **UNIT_ENV})
         return bin_dir
 
-    def readopt(
-        self, env: SandboxEnvironment, *, request: SandboxRequest, task_file: Path, templates: Callable[[Path], None]
-    ) -> None:
-        """A preserved workspace graded again: its clone is pointed at a shared environment built for the host
-        (its own run's is gone when that run ended), so its commands see the packages they saw then."""
+    def prepare_adopted(
+        self, workspace: Path, request: SandboxRequest, *, task_file: Path, templates: Callable[[Path], None]
+    ) -> SandboxRequest:
+        """Before a preserved workspace is adopted for grading again: a shared environment its clone will
+        point at (the run's own is gone when that run ended), built through the same driver and shown
+        to the adopting environment as to a live unit."""
+        if self.spec is None or not self.shares() or clone_site(workspace / VENV_DIR) is None:
+            return request
+        timeout = request.config.limits.timeout
+        self.shared = shared_python_env(
+            self.spec, self.driver, request, task_file=task_file, prepare=templates, timeout=timeout
+        )
+        return _with_shared(request, self.shared.root)
+
+    def readopt(self, env: SandboxEnvironment) -> None:
+        """The adopted workspace's clone pointed at that environment, so its commands see the packages
+        they saw when the unit ran; VIRTUAL_ENV names it again."""
         venv = env.workspace / VENV_DIR
         if self.spec is None or not venv.is_dir():
             return
-        if clone_site(venv) is not None:
-            host = get_driver("tempdir")
-            self.shared = shared_python_env(
-                self.spec, host, request, task_file=task_file, prepare=templates, timeout=request.config.limits.timeout
-            )
-            relink(self.shared.template, venv)
-            self.info.update(self.shared.info(), venv=str(venv), cloned=True, relinked=True)
+        if self.shared is not None and relink(self.shared.template, venv):
+            self.info.update(self.shared.info(), venv=str(env.inner_workspace / VENV_DIR), cloned=True, relinked=True)
         env.add_env({"VIRTUAL_ENV": str(env.inner_workspace / VENV_DIR), **UNIT_ENV})
 
     def changed(self, env: SandboxEnvironment | None) -> str | None:
