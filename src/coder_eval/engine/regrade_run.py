@@ -47,7 +47,7 @@ def regrade_run(run_dir: Path, *, allow_recorded_commands: bool) -> RegradeOutco
     results = []
     for path, prior, task in planned:
         try:
-            graded = regrade_in_place(prior, task, path.parent)
+            graded = regrade_in_place(prior, task, path.parent, run_dir)
             outcome.graded.append(graded)
             results.append(graded)
         except RegradeError as exc:

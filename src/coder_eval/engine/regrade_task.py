@@ -14,7 +14,8 @@ from pydantic import ValidationError
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
 from coder_eval.engine.hooks import run_post
-from coder_eval.engine.reference import reference_source, staged_reference
+from coder_eval.engine.reference import ReferenceTamperedError
+from coder_eval.engine.sandboxed_grading import grading_sandbox
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import CoderEvalError
 from coder_eval.loading.loader import LoadedTask
@@ -24,8 +25,8 @@ from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.task import TaskDefinition
 from coder_eval.records.atomic import write_text_atomic
-from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
-from coder_eval.sandbox.sandbox import Sandbox
+from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.sandbox.templates import SetupError
 
 GRADE_LOG = "grade.log"
 _SHELL_CRITERIA = (
@@ -89,27 +90,31 @@ def _status(prior: EvaluationResult, fresh: FinalStatus) -> FinalStatus:
     return fresh
 
 
-def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -> EvaluationResult:
+def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path, run_dir: Path) -> EvaluationResult:
     """Grade the preserved workspace with the recorded trajectory; keep task.execute.json."""
     clock = time.monotonic()
     log = TaskLog()
     workspace = _workspace(prior, out_dir)
-    sandbox = Sandbox(
-        task.definition.sandbox, task_dir=task.task_dir, task_file=task.source_file, artifacts_dir=workspace
-    )
-    sandbox.adopt(workspace)
-    ref_dir = reference_source(task)
-    with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
-        ctx = CheckContext(
-            root=workspace,
-            ignore=sandbox.ignore,
-            task_dir=task.task_dir,
-            reference_dir=reference,
-            turns=prior.iterations,
-            base_env=sandbox.env(),
-        )
-        outcome = grade(list(task.definition.success_criteria), ctx)
-    post = prior.post_run_results or run_post(sandbox, task.definition.post_run, log, {"TASK_DIR": str(task.task_dir)})
+    scratch = out_dir / SCRATCH_DIR
+    try:
+        with grading_sandbox(task, workspace, scratch, run_dir) as graded_in:
+            ctx = CheckContext(
+                root=workspace,
+                ignore=graded_in.sandbox.ignore,
+                task_dir=task.task_dir,
+                reference_dir=graded_in.reference,
+                turns=prior.iterations,
+                environment=graded_in.sandbox.live,
+                command_dirs=graded_in.command_dirs,
+            )
+            outcome = grade(list(task.definition.success_criteria), ctx)
+            graded_in.check_reference()
+            task_env = {"TASK_DIR": graded_in.command_dirs["TASK_DIR"]}
+            post = prior.post_run_results or run_post(graded_in.sandbox, task.definition.post_run, log, task_env)
+    except (SetupError, ReferenceTamperedError) as exc:
+        raise RegradeError(f"{out_dir}: cannot grade the preserved workspace: {exc}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     status = _status(prior, outcome.status)
     score = 0.0 if status.is_execution_fact else outcome.weighted_score
     for r in outcome.results:

@@ -166,7 +166,7 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
     out = []
     for unit, prior in owed:
         try:
-            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir)))
+            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir), run_dir))
         except RegradeError as exc:
             note = f"grading on resume failed: {exc}"
             out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))

@@ -111,8 +111,10 @@ def loader_prefix(loader: Mapping[str, str]) -> list[str]:
 class BubblewrapEnvironment(IsolatedEnvironment):
     """One unit's namespaces: set-up commands in throwaway ones, the rest in the holder's."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
-        super().__init__(workspace, request, finisher)
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
+        super().__init__(workspace, request, finisher, existing=existing)
         self.isolated_net = self.relay_gateway = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
@@ -323,6 +325,14 @@ class BubblewrapDriver(TempdirDriver):
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
         return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
+        """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
+        if not bwrap_works():
+            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
+        env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
+        env.seal()
+        return env
 
 
 def _uv_dir() -> list[str]:

@@ -26,7 +26,7 @@ from coder_eval.sandbox.disk_watch import DiskWatch
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
-from coder_eval.sandbox.unit_user import hand_over, take_back, unit_user
+from coder_eval.sandbox.unit_user import hand_over, owner_of, take_back, unit_user
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
@@ -55,13 +55,15 @@ def copy_shared(src: Path, dst: Path) -> None:
 class IsolatedEnvironment(HostEnvironment):
     """A HostEnvironment whose commands run inside a per-unit holder once sealed."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
         scratch = request.scratch
         if scratch is not None:
             scratch.mkdir(parents=True, exist_ok=True)
         self.unit_dir = Path(tempfile.mkdtemp(prefix="unit-", dir=scratch)).resolve()
         self.unit_dir.chmod(0o711)
-        self.unit_user = unit_user(runs_agent=request.runs_agent)
+        self.unit_user = owner_of(workspace) if existing else unit_user(runs_agent=request.runs_agent)
         home = self.unit_dir / "home"
         home.mkdir(mode=0o700)
         self.share_dir = self.unit_dir / "share"

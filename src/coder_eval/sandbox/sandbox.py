@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import stat
 from pathlib import Path
 
@@ -182,16 +181,14 @@ class Sandbox:
         return self.live.exec(cmd, timeout=timeout)
 
     def finish(self) -> Path | None:
-        """End the unit's processes, then preserve or drop the workspace according to the mode."""
+        """End the unit's processes, then preserve or drop the workspace according to the mode.
+
+        An adopted workspace (re-grading) stays where it is: its environment has nothing to move.
+        """
         if self.environment is None:
             return None
         self._killed |= kill_tagged(self.tag)
-        if self.was_adopted:
-            self.environment.kill_all()
-            shutil.rmtree(self.environment.home_dir, ignore_errors=True)
-            kept: Path | None = self.environment.workspace
-        else:  # finishing an environment ends its processes first
-            kept = self.kept = self.environment.finish()
+        kept = self.kept = self.environment.finish()  # finishing an environment ends its processes first
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
         return kept
 
