@@ -113,12 +113,18 @@ def parse_criterion(value: Any) -> Any:
 SuccessCriterion = Annotated[SerializeAsAny[BaseCriterion], BeforeValidator(parse_criterion)]
 """One entry of `success_criteria`: validated by the spec model its `type` names."""
 
+BaseSuccessCriterion = BaseCriterion
+"""The spec base under the name the reference system's plugin guide uses."""
+LiveSuccessCriterion = LiveCriterion
+"""The live (early-stop) spec base under the reference system's name."""
+
 __all__ = [
     "BUILTIN_CRITERIA",
     "CRITERION_SPECS",
     "DEFAULT_JUDGE_MODEL",
     "AgentJudgeCriterion",
     "BaseCriterion",
+    "BaseSuccessCriterion",
     "ClassificationMatchCriterion",
     "CliCalledCriterion",
     "CommandExecutedCriterion",
@@ -131,6 +137,7 @@ __all__ = [
     "JsonAssertion",
     "JsonCheckCriterion",
     "LiveCriterion",
+    "LiveSuccessCriterion",
     "LlmJudgeCriterion",
     "ReferenceComparisonCriterion",
     "RegexCheck",
