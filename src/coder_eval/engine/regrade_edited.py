@@ -10,6 +10,7 @@ pre-grade record stays as task.execute.json, and the run's run.json/run.md are r
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from coder_eval.errors import RecordError, UsageError
 from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
-from coder_eval.records.layout import RUN_JSON, find_task_results
+from coder_eval.records.layout import ARTIFACTS_DIR, RUN_JSON, SCRATCH_DIR, TASK_JSON, find_task_results
 from coder_eval.records.store import read_task_result, read_task_results
 
 _RUN_ROOT_DEPTH = 8
@@ -37,17 +38,44 @@ class EditedRegrade:
     summary: RunSummary | None = None
 
 
+_SEARCH_DEPTH = 4
+"""A run's records sit at <variant>/<task>[/<row>]/<NN>/: deeper than this under WORKDIR is not a run."""
+
+
+def _record_below(directory: Path, depth: int) -> Path | None:
+    """The first task.json at most `depth` levels below `directory`, skipping preserved workspaces."""
+    if (directory / TASK_JSON).is_file():
+        return directory / TASK_JSON
+    if depth == 0:
+        return None
+    try:
+        children = sorted(e.path for e in os.scandir(directory) if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return None
+    for child in children:
+        if Path(child).name in (ARTIFACTS_DIR, SCRATCH_DIR):
+            continue
+        found = _record_below(Path(child), depth - 1)
+        if found is not None:
+            return found
+    return None
+
+
 def holds_records(path: Path) -> bool:
-    """Whether `path` is (inside) a run: a task.json in it or below it that reads as a task record."""
+    """Whether `path` is a run or part of one: a task record at most a few levels down that reads as one.
+
+    The search is bounded, so a large work directory (a checkout with node_modules) costs little.
+    """
     if not path.is_dir():
         return False
-    for record in find_task_results(path)[:1]:
-        try:
-            read_task_result(record)
-        except RecordError:
-            return False
-        return True
-    return False
+    record = _record_below(path, _SEARCH_DEPTH)
+    if record is None:
+        return False
+    try:
+        read_task_result(record)
+    except RecordError:
+        return False
+    return True
 
 
 def run_root(target: Path) -> Path:
@@ -109,8 +137,9 @@ def regrade_with_task(task_file: Path, target: Path, *, row: str | None = None) 
         except RegradeError as exc:
             outcome.failures.append(str(exc))
     root = run_root(target)
-    outcome.run_root = root
-    if (root / RUN_JSON).is_file() or root == target.resolve():
+    # a unit of a run that never wrote run.json has no summary to rebuild (`aggregate` makes one)
+    if (root / RUN_JSON).is_file() or not (root / TASK_JSON).is_file():
+        outcome.run_root = root
         results, _ = read_task_results(root)
         outcome.summary = rebuild_summary(root, results)
     return outcome
