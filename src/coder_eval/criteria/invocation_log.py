@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder_eval.common.safe_open import read_inside
+from coder_eval.sandbox.record_cli import UNRECORDED_SUFFIX
 
 _JSON_TYPE_NAMES: dict[type, str] = {
     list: "an array",
@@ -20,6 +21,28 @@ _JSON_TYPE_NAMES: dict[type, str] = {
     bool: "a boolean",
     type(None): "null",
 }
+
+
+FAILED_WRITE_SUFFIXES = (UNRECORDED_SUFFIX, ".error")
+"""Markers a recorder leaves beside its log when it could not append to it: ours (`<log>.unrecorded`,
+see sandbox/record_cli.py) and the reference system's (`<log>.error`)."""
+_MARKER_PREVIEW = 300
+
+
+def failed_write_marker(path: Path, root: Path | None = None) -> str | None:
+    """Why the log at `path` cannot be trusted, when a recorder left a failed-write marker beside it."""
+    for suffix in FAILED_WRITE_SUFFIXES:
+        marker = path.with_name(path.name + suffix)
+        if not marker.exists() and not marker.is_symlink():
+            continue
+        try:
+            data = marker.read_bytes() if root is None else read_inside(root.resolve(), marker)
+            said = data[:_MARKER_PREVIEW].decode("utf-8", errors="replace").strip()
+        except OSError:
+            said = ""
+        because = f" ({said})" if said else ""
+        return f"a recorder reported a failed write to {path.name}: {marker.name} is beside it{because}"
+    return None
 
 
 class InvocationLogError(Exception):

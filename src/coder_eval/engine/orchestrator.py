@@ -12,8 +12,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from coder_eval.agents.base import Agent, create_agent
+from coder_eval.agents.base import Agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.factory import create_agent
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer

@@ -181,7 +181,10 @@ class ReferenceComparisonCriterion(BaseCriterion):
     type: Literal["reference_comparison"] = "reference_comparison"
     agent_file: NonBlank = Field(description="Agent's file, sandbox-relative (a glob when no literal match).")
     reference_file: NonBlank = Field(description="File inside reference.directory to compare against.")
-    comparison_method: Literal["ast", "token", "complexity"] = Field("ast", description="Similarity method.")
+    comparison_method: Literal["ast", "token", "complexity", "ast_shape"] = Field(
+        "ast",
+        description="Similarity method: ast, token, complexity (as the reference system scores them) or ast_shape.",
+    )
     similarity_threshold: float = Field(0.8, ge=0.0, le=1.0, description="Minimum similarity that passes.")
     reads_files_only: ClassVar[bool] = True
 
