@@ -26,6 +26,13 @@ def evaluate(
         Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")
     ] = None,
     row: Annotated[str | None, typer.Option("--row", help="Dataset row id, for a task with a dataset.")] = None,
+    driver: Annotated[
+        str | None,
+        typer.Option(
+            "--driver",
+            help="TASK WORKDIR mode: the sandbox driver the grading commands run in (default: the task's own).",
+        ),
+    ] = None,
     allow_recorded_commands: Annotated[
         bool,
         typer.Option("--allow-recorded-commands", help="RUN_DIR mode: allow commands taken from the records to run."),
@@ -72,7 +79,9 @@ def evaluate(
         _regrade_with(task, workdir, row)
         return
 
-    outcome = run_evaluate(task, workdir, run_dir=run_dir, in_place=in_place, preserve=preserve, row=row)
+    outcome = run_evaluate(
+        task, workdir, run_dir=run_dir, in_place=in_place, preserve=preserve, row=row, driver=driver
+    )
     result = outcome.result
     out().print(criteria_table(result))
     score = "n/a" if result.weighted_score is None else f"{result.weighted_score:.3f}"

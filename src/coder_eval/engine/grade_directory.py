@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -167,11 +167,21 @@ def pick_task(task_file: Path, row: str | None) -> LoadedTask:
 
 
 def run_evaluate(
-    task_file: Path, workdir: Path, *, run_dir: Path | None, in_place: bool, preserve: bool, row: str | None
+    task_file: Path,
+    workdir: Path,
+    *,
+    run_dir: Path | None,
+    in_place: bool,
+    preserve: bool,
+    row: str | None,
+    driver: str | None = None,
 ) -> EvaluateOutcome:
     if not workdir.is_dir():
         raise UsageError(f"work directory {workdir} does not exist or is not a directory")
     task = pick_task(task_file, row)
+    if driver is not None:  # the operator's choice of where the grading commands run
+        sandbox = task.definition.sandbox.model_copy(update={"driver": driver})
+        task = replace(task, definition=task.definition.model_copy(update={"sandbox": sandbox}))
     runs_root = Path(DEFAULT_RUNS_DIR)
     target = run_dir or default_run_dir(runs_root, new_run_id())
     if target.resolve() == workdir.resolve() or workdir.resolve() in target.resolve().parents:

@@ -115,7 +115,10 @@ class Sandbox:
         venv_bin = root / ".venv" / "bin"
         # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
         node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.specifiers else None
-        dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
+        # a graded directory need not hold every mock directory (nor may one lead out of it)
+        mocks = [root / rel for rel in self.config.mock_path_dirs]
+        mocks = [d for d in mocks if d.is_dir() and d.resolve().is_relative_to(root.resolve())]
+        dirs = [d for d in [shims, *mocks, venv_bin, node_bin] if d is not None and d.is_dir()]
         env.add_path_entries(dirs)
         if self.config.python is not None:
             _mark_venv(env)
