@@ -100,7 +100,9 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert imported["reference"] == {"directory": "solution/files"}
     (criterion,) = imported["success_criteria"]
     assert criterion["type"] == "run_command" and criterion["score_from_stdout"] is True
-    assert cli("plan", "imported", cwd=tmp_path).returncode == 0
+    assert imported["agent"]["type"] == "claude-code" and "Bash" in imported["agent"]["allowed_tools"]
+    planned = cli("plan", "imported", "-b", "script", "--oracle", cwd=tmp_path)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
 
     # Grade the solved workspace with the imported task: its verifier runs the exported one.
     env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}

@@ -22,6 +22,7 @@ from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
+from coder_eval.engine.unit_checks import RunChoices, check_backend_flags, check_units, show_warnings
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
@@ -186,10 +187,15 @@ def run_pipeline(
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
-    load_errors = [*report.errors, *plan.errors]
+    backend = resolve_backend(request.backend)
+    checks = check_units(units, RunChoices(backend, request.oracle))
+    load_errors = [*report.errors, *plan.errors, *checks.errors()]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))
+    check_backend_flags(backend, request.cassettes)
+    show_warnings(checks)
     skipped = list(report.skipped)
+    executor = get_executor(request.executor, request.executor_settings)
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
     planned = len(units)
@@ -204,8 +210,7 @@ def run_pipeline(
     _load_agents(units)
     from coder_eval.engine.pricing_check import warn_unpriced
 
-    warn_unpriced(units, resolve_backend(request.backend))
-    executor = get_executor(request.executor, request.executor_settings)
+    warn_unpriced(units, backend)
     spec = _gateway_spec(request, units, run_dir)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     options = RunOptions(
