@@ -44,7 +44,7 @@ def _listed(names: Iterable[str] | None, tool: str) -> bool:
     return any(n == tool or n.startswith(tool + "(") for n in names or ())
 
 
-def _claude_refusal(agent: BaseAgentConfig, needs: str) -> str | None:
+def _claude_refusal(agent: BaseAgentConfig, needs: str, criterion_type: str) -> str | None:
     tool = "Bash" if needs == "shell" else "Skill"
     if _listed(agent.disallowed_tools, tool):
         return f"agent.disallowed_tools lists {tool}"
@@ -56,7 +56,9 @@ def _claude_refusal(agent: BaseAgentConfig, needs: str) -> str | None:
     allowed = agent.allowed_tools
     if allowed is not None and not _listed(allowed, tool):
         return f"agent.allowed_tools does not list {tool}"
-    if needs == "shell" and allowed is None:
+    # With no allowlist, read-only commands (cat, ls) still run; a user's own CLI, which is what
+    # cli_called counts, is refused: that case is certain enough to warn about.
+    if needs == "shell" and allowed is None and criterion_type == "cli_called":
         return f"{CLAUDE_SAFE_SHELL_NOTE}; agent.allowed_tools is unset"
     return None
 
@@ -86,7 +88,10 @@ def refusal_warnings(criteria: Iterable[BaseCriterion], agent: BaseAgentConfig) 
         needs = _needs(criterion)
         if needs is None:
             continue
-        why = _claude_refusal(agent, needs) if agent.type == "claude-code" else _other_refusal(agent, needs)
+        if agent.type == "claude-code":
+            why = _claude_refusal(agent, needs, criterion.type)
+        else:
+            why = _other_refusal(agent, needs)
         if why is None:
             continue
         fix = _FIXES.get((needs, agent.type == "claude-code"), "let the agent use its shell tool")

@@ -65,6 +65,13 @@ RULES: dict[str, Rule] = {
             "Add a post_run command that stops what pre_run started (kill the PID it recorded).",
         ),
         Rule(
+            "CE107",
+            "tool-refused",
+            "warning",
+            "A criterion counts calls to a tool the agent's permissions refuse, so it cannot pass.",
+            "Allow the tool (agent.allowed_tools, e.g. Bash or Bash(mycli:*)) or change permission_mode.",
+        ),
+        Rule(
             "CE201",
             "passes-without-agent",
             "error",
