@@ -83,7 +83,7 @@ class RunOutcome:
         if not self.suite_gates_ok:
             return 1
         s = self.summary
-        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self._grading or s.tasks_not_graded == 0) else 1
+        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self.grading or s.tasks_not_graded == 0) else 1
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """run.json's rows in order, rebuilt one at a time from the held copies."""
@@ -91,8 +91,13 @@ class RunOutcome:
 
         return (task_row(r) for r in self.results.ordered())
 
-    _grading: bool = True
+    grading: bool = True
+    """False for `execute`: rows not graded are expected then."""
     suite_gates_ok: bool = True
+    failed_gates: list[str] = field(default_factory=list)
+    """`variant/suite: detail` for every suite gate that failed (they make the exit code 1)."""
+    verdicts: list[str] = field(default_factory=list)
+    """The experiment's comparison verdicts, one line per compared arm (empty for a single arm)."""
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -174,7 +179,9 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
 
 
 def run_pipeline(
-    request: RunRequest, observer: BatchObserver | None = None, on_plan: Callable[[int], None] | None = None
+    request: RunRequest,
+    observer: BatchObserver | None = None,
+    on_plan: Callable[[int, Path], None] | None = None,
 ) -> RunOutcome:
     """Run (or execute) every selected task; records are written as each unit finishes."""
     started = datetime.now(UTC)
@@ -206,7 +213,7 @@ def run_pipeline(
         prior.extend(split.done + _regrade_owed(split.to_grade, run_dir))  # what the reports read of them
         units = split.to_run
     if on_plan is not None:
-        on_plan(len(units))
+        on_plan(len(units), run_dir)
     _load_agents(units)
     from coder_eval.engine.pricing_check import warn_unpriced
 
@@ -267,8 +274,11 @@ def run_pipeline(
 
         write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
-    outcome._grading = request.grade
+    outcome.grading = request.grade
     outcome.suite_gates_ok = all(r.passed for r in rollups)
+    from coder_eval.suites import suite_gate_entries
+
+    outcome.failed_gates = [f"{name}: {detail}" for name, ok, detail in suite_gate_entries(rollups) if not ok]
     return outcome
 
 
