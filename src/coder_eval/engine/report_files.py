@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from coder_eval.common.spool import TextSpool
 from coder_eval.errors import RecordError, UsageError
+from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
 from coder_eval.records.atomic import write_chunks_atomic, write_text_atomic
@@ -112,8 +113,11 @@ def write_experiment_reports(
     experiment: ExperimentDefinition,
     results: list[EvaluationResult] | HeldResults,
     duration: float,
-) -> None:
+) -> list[str]:
     """Aggregates as JSON for machines; statistics only in the Markdown/HTML, computed when rendering.
+
+    Returns the comparison's verdict lines (empty when there is nothing to compare), which the
+    end of a run prints.
 
     The statistical reports (and SciPy, which takes seconds to import) are only produced when
     there is something to compare: several variants, or replicates of a task. A single-arm,
@@ -144,6 +148,9 @@ def write_experiment_reports(
         whole = result.model_copy(update={"task_summaries": kept})
         write_text_atomic(run_dir / "experiment.md", render_experiment_markdown(whole))
         write_text_atomic(run_dir / "experiment.html", render_experiment_html(whole))
+        verdicts = _verdicts(whole)
+    else:
+        verdicts = []
     for variant_id, aggregate in result.variant_aggregates.items():
         if aggregate.tasks_run:
             target = run_dir / variant_id
@@ -151,6 +158,22 @@ def write_experiment_reports(
             if comparable:  # the per-row tables of these pages want the variant's rows at hand
                 own = [r for r in _in_order(results) if r.variant_id == variant_id]
                 _write_variant_pages(target, aggregate, own)
+    return verdicts
+
+
+def _verdicts(result: ExperimentResult) -> list[str]:
+    """The two-arm verdict, or the ranking's, as printed under a run."""
+    from coder_eval.experiments.analysis import compare_two_arms
+
+    comparison = compare_two_arms(result)
+    if comparison is not None:
+        return [comparison.verdict]
+    if len(result.variant_ids) > 2:
+        from coder_eval.experiments.ranking import rank_arms
+
+        ranking = rank_arms(result)
+        return [ranking.verdict + "."] if ranking is not None else []
+    return []
 
 
 def _by_task(results: list[EvaluationResult] | HeldResults) -> Iterator[EvaluationResult]:

@@ -268,13 +268,14 @@ def run_pipeline(
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
-    write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
+    verdicts = write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
     if request.junit_xml is not None:
         from coder_eval.suites import suite_gate_entries
 
         write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
     outcome.grading = request.grade
+    outcome.verdicts = verdicts
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     from coder_eval.suites import suite_gate_entries
 
