@@ -147,7 +147,7 @@ def write_experiment_reports(
 
         whole = result.model_copy(update={"task_summaries": kept})
         write_text_atomic(run_dir / "experiment.md", render_experiment_markdown(whole))
-        write_text_atomic(run_dir / "experiment.html", render_experiment_html(whole))
+        write_text_atomic(run_dir / "experiment.html", render_experiment_html(whole, links=(("run report", "run.md"),)))
         verdicts = _verdicts(whole)
     else:
         verdicts = []
@@ -191,7 +191,8 @@ def _write_variant_pages(target: Path, aggregate: VariantAggregate, rows: list[E
     from coder_eval.reports.experiment_markdown import render_variant_markdown
 
     write_text_atomic(target / "variant.md", render_variant_markdown(aggregate, rows))
-    write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows))
+    links = (("experiment", "../experiment.html"), ("run report", "../run.md"))
+    write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows, links=links))
 
 
 # --- suite files ------------------------------------------------------------------------------
@@ -300,12 +301,19 @@ def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tupl
     if output is not None and len(paths) == 1:
         write_text_atomic(output, render_task_html(read_task_result(paths[0])))
         return None, [output]
+    run_html = output or run_dir / "run.html"
+    experiment = run_dir / "experiment.html"
+    pages: dict[tuple[str, str, int], str] = {}
     for path in paths:
         target = path.with_name("task.html")
-        write_text_atomic(target, render_task_html(read_task_result(path)))
+        result = read_task_result(path)
+        up = _relative(run_html, target.parent)
+        links = [("run", up)] + ([("experiment", _relative(experiment, target.parent))] if experiment.is_file() else [])
+        write_text_atomic(target, render_task_html(result, links=tuple(links)))
+        pages[(result.variant_id, result.task_id, result.replicate_index)] = _relative(target, run_html.parent)
         written.append(target)
-    run_html = output or run_dir / "run.html"
-    write_text_atomic(run_html, render_run_html(summary, results))
+    run_links = (("experiment", _relative(experiment, run_html.parent)),) if experiment.is_file() else ()
+    write_text_atomic(run_html, render_run_html(summary, results, links=run_links, task_pages=pages))
     return None, [run_html, *written]
 
 
@@ -326,3 +334,10 @@ def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]
     target.mkdir(parents=True, exist_ok=True)
     summary = write_run_files(target, results, run_id=run_dir.name, skipped=skipped, max_parallel=max_parallel)
     return summary, warnings
+
+
+def _relative(target: Path, start: Path) -> str:
+    """`target` as an href relative to the directory `start` (pages link each other relatively)."""
+    import os
+
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
