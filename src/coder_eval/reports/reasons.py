@@ -64,7 +64,8 @@ def failure_reason(result: EvaluationResult, *, limit: int = REASON_CHARS) -> st
             parts.append(criterion_reason(gate))
         elif result.max_turns_exhausted:
             parts.append("the agent used every turn it was allowed")
+    shown = [display_text(p, limit) for p in parts]
     note = refusal_note(result.command_stats)
-    if note is not None:
-        parts.append(note)
-    return display_text("; ".join(parts), limit) if parts else None
+    if note is not None:  # the likeliest hidden cause: never cut off
+        shown.append(display_text(note, limit))
+    return "; ".join(shown) if shown else None
