@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,8 +30,9 @@ from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
+from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.compact import HeldResults, held_from_run_dir
-from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
+from coder_eval.records.layout import DEFAULT_RUNS_DIR, RUN_PLAN, default_run_dir, new_run_id, point_latest
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
@@ -212,6 +214,10 @@ def run_pipeline(
         split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
         prior.extend(split.done + _regrade_owed(split.to_grade, run_dir))  # what the reports read of them
         units = split.to_run
+    write_text_atomic(
+        run_dir / RUN_PLAN,
+        json.dumps({"units_planned": planned, "units_to_run": len(units), "start_time": started.isoformat()}),
+    )
     if on_plan is not None:
         on_plan(len(units), run_dir)
     _load_agents(units)
@@ -263,6 +269,7 @@ def run_pipeline(
             interrupted=interrupted,
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
+        (run_dir / RUN_PLAN).unlink(missing_ok=True)  # run.json carries units_planned now
         if interrupted and request.junit_xml is not None:
             write_junit(request.junit_xml, summary, results)
         if request.run_dir is None:
