@@ -116,9 +116,10 @@ class Progress:
         self.done += 1
         self.counts[result.final_status.category] += 1
         self.cost += result.total_token_usage.total_cost_usd or 0.0
-        self._bar.update(self._task, completed=self.done)
+        self._bar.update(self._task, completed=self.done, counts=self.counts_text())  # one update: never 8/8 beside 7
         head, why = self.lines(unit, result)
         if self._live is not None:
+            self._live.update(self._view())  # printing redraws the bar: let it show this unit as done
             self._live.console.print(escape(head), highlight=False)
             if why:
                 self._live.console.print(f"[dim]{escape(why)}[/]", highlight=False)
