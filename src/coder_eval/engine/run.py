@@ -197,7 +197,7 @@ def run_pipeline(
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
     backend = resolve_backend(request.backend)
-    checks = check_units(units, RunChoices(backend, request.oracle))
+    checks = check_units([*units, *plan.held_back], RunChoices(backend, request.oracle))
     load_errors = [*report.errors, *plan.errors, *checks.errors()]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))

@@ -108,7 +108,7 @@ def plan(
     tasks = [t for f in files for t in f.tasks]
     if tasks:
         report.units = plan_units(tasks, inputs or PlanInputs(), cwd=cwd)
-        checks = check_units(report.units.units, choices or RunChoices())
+        checks = check_units([*report.units.units, *report.units.held_back], choices or RunChoices())
         _attach(report, [*report.units.errors, *checks.errors()], checks.warnings)
     return report
 
