@@ -49,6 +49,7 @@ def test_a_noisy_close_comparison_gets_a_replicate_estimate() -> None:
 
 def test_one_replicate_says_the_noise_is_unknown() -> None:
     tasks = [f"t{i}" for i in range(6)]
-    comparison = paired_comparison({t: [0.5] for t in tasks}, {t: [0.5 + 0.01 * i] for i, t in enumerate(tasks)})
+    a = {t: [0.5 + 0.03 * (i % 2)] for i, t in enumerate(tasks)}
+    comparison = paired_comparison(a, {t: [0.4 + 0.05 * (i % 3)] for i, t in enumerate(tasks)})
     assert comparison.decision.outcome == "inconclusive"
     assert "--repeats 2" in (comparison.decision.more_replicates or "")
