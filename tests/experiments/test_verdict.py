@@ -53,3 +53,10 @@ def test_one_replicate_says_the_noise_is_unknown() -> None:
     comparison = paired_comparison(a, {t: [0.4 + 0.05 * (i % 3)] for i, t in enumerate(tasks)})
     assert comparison.decision.outcome == "inconclusive"
     assert "--repeats 2" in (comparison.decision.more_replicates or "")
+
+
+def test_the_same_difference_on_every_task_is_decided() -> None:
+    """No spread means no finite t-test p, yet a +1.0 on all five tasks is the clearest result there is."""
+    verdict = decide(_evidence(tasks=5, mean_difference=1.0, low=1.0, high=1.0, t_pvalue=None))
+    assert verdict.outcome == "better"
+    assert decide(_evidence(tasks=4, mean_difference=1.0, low=1.0, high=1.0, t_pvalue=None)).outcome == "inconclusive"

@@ -4,7 +4,8 @@ A comparison is decided only when all of these hold:
 
 - at least `MIN_TASKS` tasks were measured in both arms, each with at least `MIN_REPLICATES`
   replicates per arm (fewer cannot tell the agent's run-to-run noise from the change);
-- the paired t-test over the per-task differences gives p below 1 − confidence;
+- the paired t-test over the per-task differences gives p below 1 − confidence (a difference
+  that is the same on every task has no spread, so the test's limit p → 0 counts);
 - the bootstrap interval of the mean difference excludes zero, on the same side as the mean.
 
 Otherwise the verdict is `inconclusive`, and says which condition failed. Identical scores on
@@ -80,7 +81,10 @@ def decide(e: Evidence) -> Verdict:
     if e.mean_difference is None or e.low is None or e.high is None:
         return Verdict("inconclusive", "no interval could be computed")
     excludes = e.low > 0 or e.high < 0
-    significant = e.t_pvalue is not None and e.t_pvalue < alpha
+    # The same non-zero difference on every task has no spread: the t statistic is unbounded (p → 0)
+    # and SciPy returns no p, but it is the most consistent evidence there is.
+    constant = e.t_pvalue is None and e.low == e.high == e.mean_difference != 0
+    significant = constant or (e.t_pvalue is not None and e.t_pvalue < alpha)
     if excludes and significant:
         return Verdict("better" if e.mean_difference > 0 else "worse", "the paired test and the interval agree")
     if excludes:
