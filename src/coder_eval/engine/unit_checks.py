@@ -154,7 +154,7 @@ def _missing_credential(kind_name: str, model: str | None, backend: str) -> tupl
             )
         return None
     names = _key_names(kind_name, model)
-    if any(os.environ.get(n) for n in names):
+    if any(os.environ.get(n) for n in names) or _upstream_overridden(kind_name):
         return None
     message = (
         f"-b {backend} needs {' or '.join(names)} for agent {kind_name}"
@@ -165,6 +165,14 @@ def _missing_credential(kind_name: str, model: str | None, backend: str) -> tupl
     if login:
         message += f" (the Claude Code login in {login} is not used: the gateway forwards API keys only)"
     return message, f"set it in the environment or .env, {offline}"
+
+
+def _upstream_overridden(kind_name: str) -> bool:
+    """The operator pointed the agent's protocol at an upstream of their own (a proxy, a stand-in):
+    whether it wants a key is theirs to know, so none is demanded."""
+    from coder_eval.gateway.protocol_names import PROTOCOLS
+
+    return any(os.environ.get(PROTOCOLS.get(p).upstream_var) for p in agent_kind(kind_name).protocols)
 
 
 def _key_names(kind_name: str, model: str | None) -> tuple[str, ...]:
