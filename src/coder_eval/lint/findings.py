@@ -73,6 +73,13 @@ RULES: dict[str, Rule] = {
             "Fix the key's spelling or remove it; `coder-eval migrate FILE` rewrites legacy forms and stale keys.",
         ),
         Rule(
+            "CE108",
+            "tool-refused",
+            "warning",
+            "A criterion counts calls to a tool the agent's permissions refuse, so it cannot pass.",
+            "Allow the tool (agent.allowed_tools, e.g. Bash or Bash(mycli:*)) or change permission_mode.",
+        ),
+        Rule(
             "CE201",
             "passes-without-agent",
             "error",

@@ -109,6 +109,12 @@ def _task_rules(task: LoadedTask, lines: Lines) -> Iterable[Finding]:
             message="every gating criterion checks for text in a file; none runs or parses what the agent made",
             **where,
         )
+    from coder_eval.engine.tool_permissions import refusal_warnings
+    from coder_eval.models.agent import DEFAULT_AGENT_KIND, parse_agent_config
+
+    agent = d.agent or parse_agent_config({"type": DEFAULT_AGENT_KIND})
+    for message in refusal_warnings(criteria, agent):
+        yield finding("CE108", line=lines.line(task.source_file, "agent"), message=message, **where)
     if d.pre_run and not d.post_run:
         for i, command in enumerate(d.pre_run):
             if _BACKGROUND.search(command.command):

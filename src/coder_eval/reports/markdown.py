@@ -28,6 +28,7 @@ from coder_eval.reports.format import (
     row_status,
     truncate,
 )
+from coder_eval.reports.reasons import failure_reason
 
 DETAIL_LIMIT = 500
 CELL_LIMIT = 120
@@ -164,6 +165,9 @@ def _problem_section(result: EvaluationResult) -> list[str]:
         f"({result.variant_id}) — {status.value}"
     )
     lines = [heading, "", f"Score: {format_score(result.weighted_score)}"]
+    reason = failure_reason(result)
+    if reason:  # the same line the terminal printed: read this first
+        lines += ["", f"**Why:** {cell(reason, limit=1000)}"]
     bullets = [line for c in result.success_criteria_results if _needs_mention(c) for line in _criterion_bullet(c)]
     if bullets:
         lines += ["", *bullets]
