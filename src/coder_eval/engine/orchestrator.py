@@ -17,6 +17,7 @@ from coder_eval.agents.events import StreamCallback
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
@@ -24,7 +25,9 @@ from coder_eval.engine.control_checks import cut_off_from_harness
 from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
-from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.grading_guard import SHARE_NAME as REFERENCE_SHARE
+from coder_eval.engine.grading_guard import GradingGuard
+from coder_eval.engine.hooks import run_post, run_pre, scrub_command
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
@@ -39,7 +42,7 @@ from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.status import FinalStatus
-from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
+from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
@@ -78,6 +81,7 @@ class UnitState:
     env_info: dict[str, Any] = field(default_factory=dict)
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
     secret_hits: list[str] = field(default_factory=list)
+    reference_copies: list[str] = field(default_factory=list)
 
     judges: JudgeServices | None = None
     early_stop: EarlyStopInfo | None = None
@@ -104,6 +108,7 @@ def _checker(
     turns: list[Any] | None,
     judges: JudgeServices | None,
     inner: dict[str, str] | None = None,
+    guard: GradingGuard | None = None,
 ) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
@@ -114,6 +119,9 @@ def _checker(
         environment=sandbox.live,
         judges=judges,
         command_dirs=inner or {},
+        cli_log=sandbox.cli_log,
+        scrubber=guard.scrubber if guard is not None else None,
+        grading=guard,
     )
 
 
@@ -229,12 +237,16 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
     commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
     # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
     inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
-    if reference is not None:
-        inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
+    # the reference is shared per criterion, to those that see it (grading_guard.py)
+    scrubber = ReferenceScrubber(reference)
+    if not scrubber.complete:
+        state.log.add("grading: the reference is too large to scrub in full; only copies of whole files are caught")
+    guard = GradingGuard(sandbox, reference, scrubber, state.log)
     try:
-        _grade_shared(state, sandbox, reference, options, inner)
+        _grade_shared(state, sandbox, reference, options, inner, guard)
     finally:
-        sandbox.live.unshare("reference")
+        sandbox.live.unshare(REFERENCE_SHARE)
+        state.reference_copies = guard.copies
     try:
         verify_unchanged(reference, digest)
     except ReferenceTamperedError as exc:
@@ -243,10 +255,15 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
 
 
 def _grade_shared(
-    state: UnitState, sandbox: Sandbox, reference: Path | None, options: RunOptions, inner: dict[str, str]
+    state: UnitState,
+    sandbox: Sandbox,
+    reference: Path | None,
+    options: RunOptions,
+    inner: dict[str, str],
+    guard: GradingGuard,
 ) -> None:
     definition = state.unit.task.definition
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner)
+    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner, guard)
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
@@ -257,9 +274,12 @@ def _grade_shared(
         apply_early_stop_gate(state, state.grade)
         state.timed_out("grading")
     if options.grade and not pre_run_failed and not state.deadline.expired:
-        # post_run follows the verdict and may change the tree, so it runs after grading, once.
+        # post_run follows the verdict and may change the tree, so it runs after grading, once,
+        # with nothing of the criteria still running and never with the reference.
         env = {k: v for k, v in inner.items() if k == "TASK_DIR"}
-        state.post_run = run_post(sandbox, definition.post_run, state.log, env)
+        guard.settle()
+        post = run_post(sandbox, definition.post_run, state.log, env)
+        state.post_run = [scrub_command(r, guard.scrubber) for r in post]
 
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
@@ -276,10 +296,18 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
     # Every process the agent left (detached ones too) ends before the reference exists anywhere.
     sandbox.kill_processes()
+    sandbox.sync_cli_copy()  # the criteria read the harness's record of the CLI calls, not the unit's
+    _log_sandbox_notes(state, sandbox)
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
         _grade(state, sandbox, reference, digest, options)
+
+
+def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:
+    for note in sandbox.notes:
+        state.log.add(note)
+    sandbox.notes.clear()
 
 
 def _finish_and_record(
@@ -289,6 +317,7 @@ def _finish_and_record(
     if sandbox is not None and sandbox.root is not None:
         # every process of the unit is gone (finish kills them) before the record is written
         state.sandbox_path = sandbox.finish()
+        _log_sandbox_notes(state, sandbox)
         state.secret_hits = scan_artifacts(state.sandbox_path)
         if state.secret_hits:
             state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
@@ -365,6 +394,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
             tools=_tools(unit),
+            cli_log=out_dir / CLI_CALLS,
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await _run_in_sandbox(state, sandbox, options)

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
-from coder_eval.engine.hooks import run_post
+from coder_eval.engine.hooks import run_post, scrub_command
 from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import CoderEvalError
@@ -24,7 +25,8 @@ from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.task import TaskDefinition
 from coder_eval.records.atomic import write_text_atomic
-from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.sandbox.cli_recorder import RecordedCliLog
 from coder_eval.sandbox.sandbox import Sandbox
 
 GRADE_LOG = "grade.log"
@@ -81,6 +83,13 @@ def _workspace(result: EvaluationResult, out_dir: Path) -> Path:
     return fallback
 
 
+def _recorded_cli_log(out_dir: Path) -> RecordedCliLog | None:
+    """The harness's record of the unit's record_cli calls; a run from before it existed has none, and
+    `cli_called` then reads the workspace copy (and says it is agent-writable)."""
+    path = out_dir / CLI_CALLS
+    return RecordedCliLog(path) if path.exists() or path.is_symlink() else None
+
+
 def _status(prior: EvaluationResult, fresh: FinalStatus) -> FinalStatus:
     if prior.final_status.is_execution_fact:
         return prior.final_status
@@ -99,17 +108,26 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
     )
     sandbox.adopt(workspace)
     ref_dir = reference_source(task)
-    with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
-        ctx = CheckContext(
-            root=workspace,
-            ignore=sandbox.ignore,
-            task_dir=task.task_dir,
-            reference_dir=reference,
-            turns=prior.iterations,
-            base_env=sandbox.env(),
-        )
-        outcome = grade(list(task.definition.success_criteria), ctx)
-    post = prior.post_run_results or run_post(sandbox, task.definition.post_run, log, {"TASK_DIR": str(task.task_dir)})
+    try:
+        with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
+            scrubber = ReferenceScrubber(reference)
+            ctx = CheckContext(
+                root=workspace,
+                ignore=sandbox.ignore,
+                task_dir=task.task_dir,
+                reference_dir=reference,
+                turns=prior.iterations,
+                base_env=sandbox.env(),
+                cli_log=_recorded_cli_log(out_dir),
+                scrubber=scrubber,
+            )
+            outcome = grade(list(task.definition.success_criteria), ctx)
+        post = prior.post_run_results or [
+            scrub_command(r, scrubber)
+            for r in run_post(sandbox, task.definition.post_run, log, {"TASK_DIR": str(task.task_dir)})
+        ]
+    finally:
+        sandbox.finish()
     status = _status(prior, outcome.status)
     score = 0.0 if status.is_execution_fact else outcome.weighted_score
     for r in outcome.results:

@@ -29,7 +29,7 @@ from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, pid_exits_wi
 from coder_eval.common.reaper import children_of, own_descendants, subtree
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
-from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
+from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
@@ -115,6 +115,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             if rw.exists():
                 args += ["--bind", str(rw), str(rw)]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
+        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (record_cli)
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:
