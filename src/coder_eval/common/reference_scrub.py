@@ -7,6 +7,9 @@ reference file's digest recognises a byte-for-byte copy (a binary file too). Tex
 criterion that was shown the reference is scrubbed "near": shorter lines count as well, since such
 output (a failing `diff`) is made of reference lines.
 
+Reference content the workspace already held when grading began (`forget_known`: the agent wrote it
+without ever seeing the reference, or a template put it there) is not treated as secret.
+
 What a scrubber cannot see: reference content transformed before it was written (compressed,
 encoded, reformatted), lines shorter than the thresholds, and text past `MAX_TEXT` of reference.
 """
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 MIN_LINE = 24
@@ -24,10 +29,34 @@ MIN_LINE_NEAR = 8
 MAX_TEXT = 32 * 1024 * 1024
 """Reference text kept as pieces; beyond it files are still recognised by digest (see `complete`)."""
 _SKIP_DIRS = frozenset({".git", "__pycache__", ".hg", ".svn"})
+_HEAVY_DIRS = frozenset({".venv", "node_modules"})
+KNOWN_FILE = 1024 * 1024
+KNOWN_TOTAL = 64 * 1024 * 1024
+"""What `forget_known` reads of a workspace, per file and in all."""
 
 
 def marker(rel: str) -> str:
     return f"[reference content from {rel} removed]"
+
+
+def _known_files(root: Path) -> Iterator[bytes]:
+    """The bytes of the regular files under `root` (links not followed), within KNOWN_FILE and KNOWN_TOTAL."""
+    total = 0
+    for current, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and d not in _HEAVY_DIRS]
+        for name in names:
+            path = os.path.join(current, name)
+            try:
+                info = os.lstat(path)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > KNOWN_FILE or total + info.st_size > KNOWN_TOTAL:
+                    continue
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                with os.fdopen(fd, "rb") as handle:
+                    data = handle.read(KNOWN_FILE)
+            except OSError:
+                continue
+            total += len(data)
+            yield data
 
 
 def _files(reference_dir: Path) -> list[tuple[str, Path]]:
@@ -50,7 +79,8 @@ class ReferenceScrubber:
         self.complete = True
         self._lines: dict[str, str] = {}
         self._near: dict[str, str] = {}
-        wholes: dict[str, str] = {}
+        self._wholes: dict[str, str] = {}
+        wholes = self._wholes
         kept = 0
         for rel, path in _files(reference_dir) if reference_dir is not None and reference_dir.is_dir() else []:
             data = path.read_bytes()
@@ -69,9 +99,31 @@ class ReferenceScrubber:
                     self._lines.setdefault(piece, rel)
                 elif len(piece) >= MIN_LINE_NEAR:
                     self._near.setdefault(piece, rel)
+        self._sort()
+
+    def _sort(self) -> None:
         # longest first, so a whole file goes before its own lines
-        self._pieces = sorted({**self._lines, **wholes}.items(), key=lambda p: -len(p[0]))
-        self._near_pieces = sorted({**self._near, **self._lines, **wholes}.items(), key=lambda p: -len(p[0]))
+        self._pieces = sorted({**self._lines, **self._wholes}.items(), key=lambda p: -len(p[0]))
+        self._near_pieces = sorted({**self._near, **self._lines, **self._wholes}.items(), key=lambda p: -len(p[0]))
+
+    def forget_known(self, root: Path) -> None:
+        """Drop what `root` (the workspace as the agent left it) already holds: reference content there
+        before the reference was shown anywhere (the agent's own lines, the task's templates) is no
+        secret, and scrubbing it would only mangle the agent's work. Reading is bounded; what is left
+        unread stays secret, which errs on the side of scrubbing."""
+        if not self:
+            return
+        for data in _known_files(root):
+            self.digests.pop(hashlib.sha256(data).hexdigest(), None)
+            if b"\0" in data:
+                continue
+            text = data.decode("utf-8", "replace")
+            self._wholes.pop(text, None)
+            for line in text.splitlines():
+                piece = line.strip()
+                self._lines.pop(piece, None)
+                self._near.pop(piece, None)
+        self._sort()
 
     def __bool__(self) -> bool:
         return bool(self.digests)

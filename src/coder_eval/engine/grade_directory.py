@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from coder_eval.common.ignore import IgnoreRules
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.provenance import environment_info, task_config_record
@@ -50,6 +51,8 @@ def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
 def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
     ref_dir = reference_source(task)
     with staged_reference(ref_dir, task_file=task.source_file) as (staged, digest):
+        scrubber = ReferenceScrubber(staged)
+        scrubber.forget_known(root)
         ctx = CheckContext(
             root=root,
             ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
@@ -57,6 +60,7 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
             reference_dir=staged,
             turns=None,
             path_prepend=_path_prepend(root, task),
+            scrubber=scrubber,
         )
         verify_unchanged(staged, digest)
         result = grade(list(task.definition.success_criteria), ctx)

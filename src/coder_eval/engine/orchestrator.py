@@ -17,21 +17,18 @@ from coder_eval.agents.events import StreamCallback
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
-from coder_eval.common.reference_scrub import ReferenceScrubber
-from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
 from coder_eval.engine.control_checks import cut_off_from_harness
-from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
+from coder_eval.engine.conversation import drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
-from coder_eval.engine.grading_guard import SHARE_NAME as REFERENCE_SHARE
-from coder_eval.engine.grading_guard import GradingGuard
-from coder_eval.engine.hooks import run_post, run_pre, scrub_command
+from coder_eval.engine.grading_phase import checker, grade_unit
+from coder_eval.engine.hooks import run_pre
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
-from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
+from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import task_view
@@ -99,30 +96,6 @@ class UnitState:
         if self.status is None:
             self.status, self.error = status, message
             self.log.add(f"{status.value}: {message}")
-
-
-def _checker(
-    sandbox: Sandbox,
-    unit: RunUnit,
-    reference: Path | None,
-    turns: list[Any] | None,
-    judges: JudgeServices | None,
-    inner: dict[str, str] | None = None,
-    guard: GradingGuard | None = None,
-) -> CheckContext:
-    return CheckContext(
-        root=sandbox.workspace,
-        ignore=sandbox.ignore,
-        task_dir=unit.task.task_dir,
-        reference_dir=reference,
-        turns=turns,
-        environment=sandbox.live,
-        judges=judges,
-        command_dirs=inner or {},
-        cli_log=sandbox.cli_log,
-        scrubber=guard.scrubber if guard is not None else None,
-        grading=guard,
-    )
 
 
 def _reference_dir(unit: RunUnit) -> Path | None:
@@ -228,58 +201,8 @@ def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[Co
 def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
     """Grade the sandbox as it is now (dialog mode checks criteria between exchanges)."""
     reference = state.judges.reference_dir if state.judges is not None else None
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+    ctx = checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
     return grade(list(state.unit.task.definition.success_criteria), ctx)
-
-
-def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
-    definition = state.unit.task.definition
-    commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
-    # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
-    inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
-    # the reference is shared per criterion, to those that see it (grading_guard.py)
-    scrubber = ReferenceScrubber(reference)
-    if not scrubber.complete:
-        state.log.add("grading: the reference is too large to scrub in full; only copies of whole files are caught")
-    guard = GradingGuard(sandbox, reference, scrubber, state.log)
-    try:
-        _grade_shared(state, sandbox, reference, options, inner, guard)
-    finally:
-        sandbox.live.unshare(REFERENCE_SHARE)
-        state.reference_copies = guard.copies
-    try:
-        verify_unchanged(reference, digest)
-    except ReferenceTamperedError as exc:
-        state.grade = None
-        state.fail(FinalStatus.ERROR, str(exc))
-
-
-def _grade_shared(
-    state: UnitState,
-    sandbox: Sandbox,
-    reference: Path | None,
-    options: RunOptions,
-    inner: dict[str, str],
-    guard: GradingGuard,
-) -> None:
-    definition = state.unit.task.definition
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner, guard)
-    pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
-    if state.phase.outcome != "ok" or state.status is not None:
-        if not pre_run_failed:
-            diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
-            state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
-    elif options.grade and state.grade is None:
-        state.grade = grade(list(definition.success_criteria), ctx)
-        apply_early_stop_gate(state, state.grade)
-        state.timed_out("grading")
-    if options.grade and not pre_run_failed and not state.deadline.expired:
-        # post_run follows the verdict and may change the tree, so it runs after grading, once,
-        # with nothing of the criteria still running and never with the reference.
-        env = {k: v for k, v in inner.items() if k == "TASK_DIR"}
-        guard.settle()
-        post = run_post(sandbox, definition.post_run, state.log, env)
-        state.post_run = [scrub_command(r, guard.scrubber) for r in post]
 
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
@@ -301,7 +224,11 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
-        _grade(state, sandbox, reference, digest, options)
+        definition = state.unit.task.definition
+        commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
+        # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
+        inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
+        grade_unit(state, sandbox, reference, digest, options, inner)
 
 
 def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:

@@ -85,7 +85,7 @@ def neutralise_copies(root: Path, scrubber: ReferenceScrubber, since: float) -> 
         except Exception:  # gone, or replaced by a link since the walk: nothing of ours to rewrite
             continue
         if size > MAX_SCANNED:
-            scan.unchecked.append(f"{rel}: only its first {MAX_SCANNED // 2**20} MiB were checked")
+            scan.unchecked.append(f"{rel}: only its first {MAX_SCANNED} bytes were checked")
         replacement, what = _neutralised(data, scrubber)
         if replacement is None:
             continue

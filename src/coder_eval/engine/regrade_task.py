@@ -111,6 +111,7 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
     try:
         with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
             scrubber = ReferenceScrubber(reference)
+            scrubber.forget_known(workspace)
             ctx = CheckContext(
                 root=workspace,
                 ignore=sandbox.ignore,
