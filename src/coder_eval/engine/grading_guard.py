@@ -8,7 +8,9 @@ Before grading the unit's processes are all ended (the orchestrator does that). 
   started (a daemon of the agent's code) lives on into the next criterion or post_run;
 - after a criterion that saw the reference, the reference is withdrawn and reference content
   written meanwhile into the workspace or the unit's HOME is neutralised (`reference_copies`),
-  noted in the criterion's details, in task.log and in the record's `reference_copies`.
+  noted in the criterion's details, in task.log and in the record's `reference_copies`; under
+  bubblewrap and docker, whose `/tmp` is the unit's own, what changed in the unit's temp
+  directories meanwhile is deleted (the harness cannot read them from outside).
 """
 
 from __future__ import annotations
@@ -17,12 +19,20 @@ import time
 from pathlib import Path
 
 from coder_eval.common.reference_scrub import ReferenceScrubber
-from coder_eval.engine.reference_copies import neutralise_copies
+from coder_eval.engine.reference_copies import CTIME_SLACK, neutralise_copies
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.sandbox.environment import Command
 from coder_eval.sandbox.sandbox import Sandbox
 
 SHARE_NAME = "reference"
+PRIVATE_TMP_DRIVERS = frozenset({"bubblewrap", "docker"})
+"""Drivers whose /tmp, /var/tmp and /dev/shm belong to the unit alone (under tempdir they are the host's)."""
+TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+_CLEAR_TEMP = (
+    'for d in {dirs}; do [ -d "$d" ] || continue; '
+    'find "$d" -xdev -mindepth 1 -newerct "@{since:.3f}" -print -delete 2>/dev/null || echo "? $d"; done'
+)
 
 
 class GradingGuard:
@@ -70,6 +80,23 @@ class GradingGuard:
                 self.copies.append(f"{entry}, written while {spec.type} ({spec.description}) saw the reference")
                 notes.append(f"reference content removed afterwards from {entry}")
             notes += [f"not checked for reference copies: {label} {item}" for item in scan.unchecked]
+        notes += self._clear_temp(since)
         for note in notes:
             self.log.add(f"grading: {spec.type} ({spec.description}): {note}")
+        return notes
+
+    def _clear_temp(self, since: float) -> list[str]:
+        """Delete what changed in the unit's own temp directories while the reference was shown."""
+        if self.sandbox.driver.name not in PRIVATE_TMP_DRIVERS:
+            return []
+        script = _CLEAR_TEMP.format(dirs=" ".join(TEMP_DIRS), since=since - CTIME_SLACK)
+        out = self.sandbox.live.exec(Command.sh(script), timeout=60)
+        lines = [line for line in out.stdout.splitlines() if line]
+        failed = [line[2:] for line in lines if line.startswith("? ")] + ([] if out.exit_code == 0 else ["(timed out)"])
+        deleted = [line for line in lines if not line.startswith("? ")]
+        notes = [f"deleted from the unit's temp directories: {', '.join(deleted[:10])}"] if deleted else []
+        if len(deleted) > 10:
+            notes[0] += f" (+{len(deleted) - 10} more)"
+        if failed:
+            notes.append(f"could not clear the unit's temp directories {', '.join(failed)}")
         return notes
