@@ -15,6 +15,7 @@ Before grading the unit's processes are all ended (the orchestrator does that). 
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 
@@ -31,8 +32,11 @@ PRIVATE_TMP_DRIVERS = frozenset({"bubblewrap", "docker"})
 TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 _CLEAR_TEMP = (
     'for d in {dirs}; do [ -d "$d" ] || continue; '
-    'find "$d" -xdev -mindepth 1 -newerct "@{since:.3f}" -print -delete 2>/dev/null || echo "? $d"; done'
+    'find "$d" -xdev -type f {kept} -newerct "@{since:.3f}" -print -delete 2>/dev/null || echo "? $d"; done'
 )
+"""Regular files only, on the temp directory's own file system (`-xdev`): never a directory, never
+what is mounted below it (a workspace or HOME that lives under the host's /tmp), which is also
+left out by name."""
 
 
 class GradingGuard:
@@ -89,7 +93,9 @@ class GradingGuard:
         """Delete what changed in the unit's own temp directories while the reference was shown."""
         if self.sandbox.driver.name not in PRIVATE_TMP_DRIVERS:
             return []
-        script = _CLEAR_TEMP.format(dirs=" ".join(TEMP_DIRS), since=since - CTIME_SLACK)
+        live = self.sandbox.live
+        kept = " ".join(f"! -path {shlex.quote(str(p) + '/*')}" for p in (live.inner_workspace, live.home_dir))
+        script = _CLEAR_TEMP.format(dirs=" ".join(TEMP_DIRS), kept=kept, since=since - CTIME_SLACK)
         out = self.sandbox.live.exec(Command.sh(script), timeout=60)
         lines = [line for line in out.stdout.splitlines() if line]
         failed = [line[2:] for line in lines if line.startswith("? ")] + ([] if out.exit_code == 0 else ["(timed out)"])
