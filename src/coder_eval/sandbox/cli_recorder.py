@@ -108,17 +108,23 @@ class CliRecorder:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_HANDLERS)
         self._redact = Redactor()
+        self.file_problem: str | None = None
+        """Why the log file beside task.json may be incomplete (the log in memory is whole)."""
+        self._closed = False
+        socket_path.unlink(missing_ok=True)
+        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._server.bind(str(socket_path))
+            socket_path.chmod(0o666)  # the unit's user may be another uid than the harness's
+            self._inode = socket_path.stat().st_ino
+            self._server.listen(64)
+        except OSError:
+            self._server.close()
+            raise
         self._log_fd: int | None = None
         if log_path is not None:
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
             self._log_fd = os.open(log_path, flags, 0o644)
-        socket_path.unlink(missing_ok=True)
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(str(socket_path))
-        socket_path.chmod(0o666)  # the unit's user may be another uid than the harness's
-        self._inode = socket_path.stat().st_ino
-        self._server.listen(64)
-        self._closed = False
         self._thread = threading.Thread(target=self._accept, name=f"record_cli {socket_path.name}", daemon=True)
         self._thread.start()
 
@@ -167,11 +173,13 @@ class CliRecorder:
                 self._write(self._log_fd, self._redact(line.decode()).encode())
         return True
 
-    @staticmethod
-    def _write(fd: int, raw: bytes) -> None:
+    def _write(self, fd: int, raw: bytes) -> None:
         data = memoryview(raw)
-        while data:
-            data = data[os.write(fd, data) :]
+        try:
+            while data:
+                data = data[os.write(fd, data) :]
+        except OSError as exc:  # the file lags; memory holds the call, and `close` writes the file again
+            self.file_problem = f"could not write {self.log_path}: {exc.strerror or exc}"
 
     def _refuse(self, conn: socket.socket, why: str) -> None:
         with self._lock:
@@ -210,10 +218,12 @@ class CliRecorder:
             )
         return CliLogView(data, HARNESS_SOURCE, problem, notes)
 
-    def close(self) -> None:
-        """Stop serving; the log file is written once more from memory (what was graded is what is kept)."""
+    def close(self) -> str | None:
+        """Stop serving; the log file is written once more from memory (what was graded is what is kept).
+
+        Returns why the file may still be incomplete, if it may."""
         if self._closed:
-            return
+            return self.file_problem
         intact = self.socket_intact()
         with self._lock:
             self._closed = True
@@ -224,11 +234,15 @@ class CliRecorder:
             self.socket_path.unlink(missing_ok=True)
         if self._log_fd is not None:
             fd, self._log_fd = self._log_fd, None
+            self.file_problem = None
             try:
                 os.ftruncate(fd, 0)
                 self._write(fd, self.persisted())
+            except OSError as exc:
+                self.file_problem = f"could not write {self.log_path}: {exc.strerror or exc}"
             finally:
                 os.close(fd)
+        return self.file_problem
 
 
 class RecordedCliLog:

@@ -96,10 +96,12 @@ class Recording:
             self.close()
             raise
 
-    def close(self) -> None:
-        """Stop the recorder (its log file is final from then on) and remove the shims' directory."""
-        self.recorder.close()
+    def close(self) -> str | None:
+        """Stop the recorder (its log file is final from then on) and remove the shims' directory;
+        why the log file may be incomplete, if it may."""
+        problem = self.recorder.close()
         shutil.rmtree(self.host, ignore_errors=True)
+        return problem
 
 
 def seed_copy(workspace: Path) -> None:

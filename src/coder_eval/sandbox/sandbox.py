@@ -218,8 +218,9 @@ class Sandbox:
             else:  # finishing an environment ends its processes first
                 kept = self.kept = self.environment.finish()
         finally:
-            if self.recording is not None:
-                self.recording.close()  # nothing of the unit runs any more: the log is final
+            problem = self.recording.close() if self.recording is not None else None
+            if problem is not None:  # nothing of the unit runs any more: the log is final, or says why not
+                self.notes.append(f"record_cli: {problem}; the record kept beside task.json may be incomplete")
         if kept is not None:
             self.sync_cli_copy(kept)  # the preserved copy says what the record says
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
