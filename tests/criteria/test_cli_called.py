@@ -719,3 +719,19 @@ def test_refused_calls_are_shown_with_the_count(tmp_path: Path) -> None:
     harness = _Recorded([record("a")], notes=("2 call(s) refused, unanswered and unrecorded (too large)",))
     result = CliCalled().check(make_spec(verb="a"), CheckContext(root=tmp_path, cli_log=harness))
     assert result.score == 1.0 and "2 call(s) refused" in result.details
+
+
+@pytest.mark.parametrize(("suffix", "said"), [(".unrecorded", "disk full"), (".error", "")])
+def test_a_failed_write_marker_makes_the_log_untrustworthy(tmp_path: Path, suffix: str, said: str) -> None:
+    """Ours (`.unrecorded`) or the reference's recorder (`.error`): the log is incomplete, score 0 and why."""
+    log = write_log(tmp_path, [record("deploy")])
+    log.with_name(log.name + suffix).write_text(said)
+    for fields in (
+        {"tool": "uip", "verb": "deploy"},
+        {"tool": "uip", "verb": "deploy", "min_count": 0, "max_count": 0},
+    ):
+        result = run(tmp_path, fields)
+        assert result.score == 0.0  # a negative guard fails too: the missing record could be the forbidden call
+        assert result.error is not None and f"calls.jsonl{suffix} is beside it" in result.error
+        assert (f"({said})" in result.error) is bool(said)
+        assert "no count read from it can be trusted" in result.details

@@ -7,7 +7,13 @@ from dataclasses import dataclass
 
 from coder_eval.common.argv_match import ArgvPattern, FlagTest, mismatches
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, single_file
-from coder_eval.criteria.invocation_log import Invocation, InvocationLogError, parse_invocations, read_invocations
+from coder_eval.criteria.invocation_log import (
+    Invocation,
+    InvocationLogError,
+    failed_write_marker,
+    parse_invocations,
+    read_invocations,
+)
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_commands import CliCalledCriterion, FlagPredicate
 from coder_eval.models.results import CriterionResult
@@ -17,8 +23,6 @@ from coder_eval.sandbox.record_cli import COPY_PATH
 DEFAULT_LOG = COPY_PATH
 """The documented default: with `sandbox.record_cli` it means the harness's own record (the file of that
 name in the workspace is only a copy); without, a log the task's own mock writes there."""
-UNRECORDED_SUFFIX = ".unrecorded"
-"""Shims before the harness-owned recorder left `<log>.unrecorded` when they could not append (old runs)."""
 AGENT_WRITABLE = "a log in the workspace, which the agent can write"
 
 _SHOWN = 5
@@ -86,10 +90,10 @@ def _workspace_log(log: str, ctx: CheckContext) -> _Loaded | _Unusable:
             "a missing log fails rather than counting as zero calls",
             f"no invocation log to read: {note} (expected at {log} in the sandbox {ctx.root})",
         )
-    marker = path.with_name(path.name + UNRECORDED_SUFFIX)
-    if marker.exists():
+    failed_write = failed_write_marker(path, ctx.root)
+    if failed_write is not None:
         return _Unusable(
-            note, f"a recorder could not append to {log}: see {marker.name} beside it; the log is incomplete"
+            join_details(note, "the log is incomplete, so no count read from it can be trusted"), failed_write
         )
     try:
         invocations = read_invocations(path, ctx.root)

@@ -94,7 +94,7 @@ def _grade_shared(
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
-            diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
+            diagnostic = [c for c in definition.success_criteria if c.runs_after_failure]
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
     elif options.grade and state.grade is None:
         state.grade = grade(list(definition.success_criteria), ctx)

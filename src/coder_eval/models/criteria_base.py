@@ -57,6 +57,16 @@ class BaseCriterion(StrictModel):
         return self.weight > 0
 
     @property
+    def is_disabled(self) -> bool:
+        """True for a criterion switched off with `enabled: false` (the judge criteria have the switch)."""
+        return getattr(self, "enabled", True) is False
+
+    @property
+    def runs_after_failure(self) -> bool:
+        """True when the criterion also runs on the diagnostic path after an agent crash or timeout."""
+        return self.reads_files_only
+
+    @property
     def sees_reference(self) -> bool:
         """Whether the reference solution is shown to this criterion while it runs (never otherwise).
 

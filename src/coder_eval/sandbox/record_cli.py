@@ -72,16 +72,10 @@ class Recording:
     """A unit's record_cli: the recorder and the shims that reach it (written to a private directory
     of the harness, then shared into the unit)."""
 
-    def __init__(
-        self, specs: list[RecordCliSpec], env: SandboxEnvironment, log_path: Path | None, *, host_view: bool = False
-    ) -> None:
+    def __init__(self, specs: list[RecordCliSpec], env: SandboxEnvironment, log_path: Path | None) -> None:
         self.host = Path(tempfile.mkdtemp(prefix="ce-cli-"))
         self.host.chmod(0o755)
-        if host_view:  # an adopted workspace is graded on the host: the socket can sit beside the shims
-            socket_host = self.host / "recorder.sock"
-            socket_inner = PurePosixPath(socket_host.as_posix())
-        else:
-            socket_host, socket_inner = env.service_socket(SHARE_NAME)
+        socket_host, socket_inner = env.service_socket(SHARE_NAME)
         self.recorder = CliRecorder(specs, socket_host, log_path)
         try:
             for spec in specs:

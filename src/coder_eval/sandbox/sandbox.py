@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import stat
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.cli_recorder import CliRecorder
-from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline
+from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
@@ -35,6 +34,7 @@ class Sandbox:
         scratch: Path | None = None,
         deadline: Deadline | None = None,
         tools: tuple[str, ...] = (),
+        runs_agent: bool = True,
         cli_log: Path | None = None,
     ) -> None:
         self.config = config
@@ -60,6 +60,7 @@ class Sandbox:
             task_dir=task_dir,
             base_env=base_env,
             tools=tools,
+            runs_agent=runs_agent,
         )
         self.environment: SandboxEnvironment | None = None
         self.was_adopted = False
@@ -107,18 +108,18 @@ class Sandbox:
                 tools.append(node_bin)
         mock_dirs = self._mock_dirs()
         self._refuse_collisions(mock_dirs)
-        shims = self._start_recording(env, self.cli_log_path, host_view=False)
+        shims = self._start_recording(env, self.cli_log_path)
         if shims is not None:
             seed_copy(env.workspace)
         env.add_path_entries(([shims] if shims else []) + mock_dirs + tools)
         env.seal()
         return env.workspace
 
-    def _start_recording(self, env: SandboxEnvironment, log: Path | None, *, host_view: bool) -> Path | None:
+    def _start_recording(self, env: SandboxEnvironment, log: Path | None) -> Path | None:
         """Start the record_cli recorder and write its shims; the shims' directory as the unit sees it."""
         if not self.config.record_cli:
             return None
-        self.recording = Recording(self.config.record_cli, env, log, host_view=host_view)
+        self.recording = Recording(self.config.record_cli, env, log)
         return Path(str(self.recording.shims))
 
     @property
@@ -141,10 +142,13 @@ class Sandbox:
         root = env.workspace
         venv_bin = root / ".venv" / "bin"
         # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
-        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.packages else None
-        dirs = [d for d in [*self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
+        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.specifiers else None
+        # a graded directory need not hold every mock directory (nor may one lead out of it)
+        mocks = [root / rel for rel in self.config.mock_path_dirs]
+        mocks = [d for d in mocks if d.is_dir() and d.resolve().is_relative_to(root.resolve())]
+        dirs = [d for d in [*mocks, venv_bin, node_bin] if d is not None and d.is_dir()]
         # commands of a re-grade reach a recorder of their own (the unit's record is already kept)
-        shims = self._start_recording(env, None, host_view=True)
+        shims = self._start_recording(env, None)
         env.add_path_entries(([shims] if shims else []) + dirs)
         if self.config.python is not None:
             _mark_venv(env)
@@ -153,6 +157,10 @@ class Sandbox:
     def _bounded(self, env: SandboxEnvironment) -> SandboxEnvironment:
         env.add_env({UNIT_TAG_VAR: self.tag})
         return env if self.deadline is None else BoundedEnvironment(env, self.deadline)
+
+    def limit_breach(self) -> str | None:
+        """Why the unit went over one of its limits (disk), if it did; its processes were killed then."""
+        return limit_breach(self.environment) if self.environment is not None else None
 
     def kill_processes(self) -> None:
         """End every process of the unit now, detached ones too (safe from any thread)."""
@@ -206,17 +214,15 @@ class Sandbox:
         return self.live.exec(cmd, timeout=timeout)
 
     def finish(self) -> Path | None:
-        """End the unit's processes, then preserve or drop the workspace according to the mode."""
+        """End the unit's processes, then preserve or drop the workspace according to the mode.
+
+        An adopted workspace (re-grading) stays where it is: its environment has nothing to move.
+        """
         if self.environment is None:
             return None
         self._killed |= kill_tagged(self.tag)
         try:
-            if self.was_adopted:
-                self.environment.kill_all()
-                shutil.rmtree(self.environment.home_dir, ignore_errors=True)
-                kept: Path | None = self.environment.workspace
-            else:  # finishing an environment ends its processes first
-                kept = self.kept = self.environment.finish()
+            kept = self.kept = self.environment.finish()  # finishing an environment ends its processes first
         finally:
             problem = self.recording.close() if self.recording is not None else None
             if problem is not None:  # nothing of the unit runs any more: the log is final, or says why not
