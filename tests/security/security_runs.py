@@ -1,4 +1,5 @@
-"""Helpers of the hostile-agent tests in this directory: drivers, a CLI run, and the leak checks."""
+"""Helpers of the record and reference tests in this directory: drivers, a CLI run as an operator
+(root or an ordinary user, see operators.py), and the leak checks."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
+from operators import Operator
 
-TIMEOUT = 600
 DRIVERS = ["tempdir", "bubblewrap", "docker"]
 ISOLATING = ["bubblewrap", "docker"]
 
@@ -49,19 +50,10 @@ def write_task(folder: Path, doc: dict[str, Any], script: dict[str, Any] | None 
     return task
 
 
-def coder_eval(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
-    env.pop("API_BACKEND", None)
-    cmd = [sys.executable, "-m", "coder_eval", *map(str, args)]
-    done = subprocess.run(
-        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
-    )
-    return done
-
-
-def run(task: Path, run_dir: Path, driver: str, *extra: str) -> tuple[list[dict[str, Any]], str]:
-    """`coder-eval run` of one task under `driver`; its task.json records and the CLI's output."""
-    proc = coder_eval("run", task, "--run-dir", run_dir, "--driver", driver, *extra, cwd=task.parent)
+def run(op: Operator, task: Path, run_dir: Path, driver: str, *extra: str) -> tuple[list[dict[str, Any]], str]:
+    """`coder-eval run` of one task under `driver` as `op`; its task.json records and the CLI's output."""
+    op.own(task.parent)
+    proc = op.cli("run", str(task), "--run-dir", str(run_dir), "--driver", driver, *extra, cwd=task.parent)
     records = [json.loads(p.read_text()) for p in sorted(run_dir.rglob("task.json")) if "artifacts" not in p.parts]
     assert records, proc.stdout + proc.stderr
     return records, proc.stdout + proc.stderr

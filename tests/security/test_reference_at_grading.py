@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from operators import OPERATORS, Operator, operator
 from security_runs import (
     DRIVERS,
     ISOLATING,
     assert_no_survivors,
-    coder_eval,
     criteria,
     files_holding,
     need,
@@ -101,7 +101,7 @@ def _doc(task_id: str, agent: dict[str, Any], pre_run: list[dict[str, Any]], pri
     }
 
 
-def _check(tmp_path: Path, run_dir: Path, record: dict[str, Any], canary: str, out: str, private_tmp: bool) -> None:
+def _check(op: Operator, run_dir: Path, record: dict[str, Any], canary: str, out: str, private_tmp: bool) -> None:
     results = criteria(record)
     assert results["grader"]["score"] == 0.0, results["grader"]  # 41 is the agent's wrong answer
     assert results["the daemon is gone"]["score"] == 1.0, results["the daemon is gone"]
@@ -117,7 +117,7 @@ def _check(tmp_path: Path, run_dir: Path, record: dict[str, Any], canary: str, o
     log = (unit_dir(run_dir, record) / "task.log").read_text()
     if private_tmp:
         assert "deleted from the unit's temp directories: /tmp/stash.txt" in log, log
-    aggregate = coder_eval("aggregate", run_dir, cwd=tmp_path)
+    aggregate = op.cli("aggregate", str(run_dir))
     assert aggregate.returncode == 0, aggregate.stdout + aggregate.stderr
     assert (run_dir / "run.md").is_file()
     leaks = files_holding(run_dir, [canary, "EXPECTED_TABLE = {"])
@@ -128,44 +128,56 @@ def _check(tmp_path: Path, run_dir: Path, record: dict[str, Any], canary: str, o
     assert (artifacts / "solution.py").is_file() and (artifacts / "beats.txt").is_file()
 
 
-def _lint_warns(task: Path) -> None:
-    lint = coder_eval("lint", "--static", task, cwd=task.parent)
+def _lint_warns(op: Operator, task: Path) -> None:
+    lint = op.cli("lint", "--static", str(task), cwd=task.parent)
     assert "CE108" in lint.stdout and "success_criteria[0]" in lint.stdout, lint.stdout + lint.stderr
     assert "success_criteria[3]" not in lint.stdout  # diff only reads
 
 
+@pytest.mark.parametrize("who", OPERATORS)
 @pytest.mark.parametrize("driver", DRIVERS)
-def test_agent_code_at_grading_gets_no_reference_out(tmp_path: Path, driver: str) -> None:
+def test_agent_code_at_grading_gets_no_reference_out(driver: str, who: str) -> None:
     need(driver)
+    with operator(who) as op:
+        _agentless_run(op, driver)
+
+
+def _agentless_run(op: Operator, driver: str) -> None:
     canary = "REFCANARY_" + secrets.token_hex(10)
     marker = f"refdaemon-{secrets.token_hex(6)}"
     private_tmp = driver in ISOLATING
-    folder = tmp_path / "task"
+    folder = op.work / "task"
     _reference(folder, canary)
     code = HOSTILE.format(marker=marker, private_tmp=private_tmp)
     (folder / "solution.py").write_text(code)
     pre_run = [{"command": 'cp "$TASK_DIR/solution.py" solution.py'}]
     task = write_task(folder, _doc("reference_at_grading", {"type": "none"}, pre_run, private_tmp))
-    run_dir = tmp_path / "run"
-    (record,), out = run(task, run_dir, driver)
+    run_dir = op.work / "run"
+    (record,), out = run(op, task, run_dir, driver)
     assert_no_survivors(marker)
-    _check(tmp_path, run_dir, record, canary, out, private_tmp)
-    _lint_warns(task)
+    _check(op, run_dir, record, canary, out, private_tmp)
+    _lint_warns(op, task)
 
 
-def test_claude_code_solution_at_grading_gets_no_reference_out(tmp_path: Path) -> None:
+@pytest.mark.parametrize("who", OPERATORS)
+def test_claude_code_solution_at_grading_gets_no_reference_out(who: str) -> None:
     """The hostile solution written by the real Claude Code CLI (scripted model), under bubblewrap."""
     need("bubblewrap")
+    with operator(who) as op:
+        _claude_run(op)
+
+
+def _claude_run(op: Operator) -> None:
     canary = "REFCANARY_" + secrets.token_hex(10)
     marker = f"refdaemon-{secrets.token_hex(6)}"
-    folder = tmp_path / "task"
+    folder = op.work / "task"
     _reference(folder, canary)
     agent = {"type": "claude-code", "permission_mode": "acceptEdits", "allowed_tools": ["Write"]}
     code = HOSTILE.format(marker=marker, private_tmp=True)
     script = {"steps": [{"write_file": {"path": "solution.py", "content": code}}, {"reply": "done"}]}
     task = write_task(folder, _doc("reference_at_grading_cc", agent, [], True), script)
-    run_dir = tmp_path / "run"
-    (record,), out = run(task, run_dir, "bubblewrap", "-b", "script")
+    run_dir = op.work / "run"
+    (record,), out = run(op, task, run_dir, "bubblewrap", "-b", "script")
     assert_no_survivors(marker)
     assert record["iterations"] and record["iterations"][0]["commands"], out
-    _check(tmp_path, run_dir, record, canary, out, True)
+    _check(op, run_dir, record, canary, out, True)
