@@ -156,6 +156,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         task_config=task_config,
         config_fingerprint=unit_fingerprint(unit),
         secrets_in_artifacts=state.secret_hits,
+        reference_copies=state.reference_copies,
         total_token_usage=total_usage(turns),
         command_stats=CommandStatistics.from_turns(turns),
         total_assistant_turns=sum(t.assistant_turn_count for t in turns),

@@ -9,6 +9,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from coder_eval.lint.findings import Finding, finding
+from coder_eval.lint.reference_rule import runs_code_with_reference
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.criteria import (
@@ -80,6 +81,15 @@ def _task_rules(task: LoadedTask, lines: Lines) -> Iterable[Finding]:
                     "spells out: an agent can copy it without doing the work",
                     **where,
                 )
+        exposure = runs_code_with_reference(criterion) if d.reference is not None else None
+        if exposure is not None:
+            yield finding(
+                "CE109",
+                line=lines.line(task.source_file, "success_criteria", i),
+                message=f"success_criteria[{i}] ({criterion.type}) sees the reference and {exposure}: "
+                "code the agent wrote can read the reference while it runs",
+                **where,
+            )
         if _is_text_presence(criterion) and isinstance(criterion, RunCommandCriterion):
             yield finding(
                 "CE104",

@@ -9,6 +9,8 @@ from pathlib import Path
 TASK_JSON = "task.json"
 TASK_EXECUTE_JSON = "task.execute.json"
 TASK_LOG = "task.log"
+CLI_CALLS = "cli_calls.jsonl"
+"""The harness's log of a unit's record_cli calls (the one `cli_called` reads), beside task.json."""
 RUN_JSON = "run.json"
 RUN_MD = "run.md"
 RUN_PLAN = "run-plan.json"

@@ -173,6 +173,9 @@ def _problem_section(result: EvaluationResult) -> list[str]:
         lines += ["", *bullets]
     if result.error_message:
         lines += ["", "Error:", *fenced(truncate(result.error_message, DETAIL_LIMIT))]
+    if result.reference_copies:
+        removed = [f"- {cell(c, limit=DETAIL_LIMIT)}" for c in result.reference_copies]
+        lines += ["", "Reference content removed from:", *removed]
     return lines
 
 
@@ -229,9 +232,16 @@ def render_task_markdown(result: EvaluationResult) -> str:
         _criteria_table("Post-failure evidence (diagnostic only)", result.post_failure_criteria_results),
         _command_table("Pre-run commands", result.pre_run_results),
         _command_table("Post-run commands", result.post_run_results),
+        _copies_section(result),
         _error_section(result),
     ]
     return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+
+def _copies_section(result: EvaluationResult) -> list[str]:
+    if not result.reference_copies:
+        return []
+    return ["## Reference content removed", "", *(f"- {cell(c, limit=DETAIL_LIMIT)}" for c in result.reference_copies)]
 
 
 def _task_header(result: EvaluationResult) -> list[str]:
