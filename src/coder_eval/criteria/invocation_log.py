@@ -22,6 +22,29 @@ _JSON_TYPE_NAMES: dict[type, str] = {
 }
 
 
+FAILED_WRITE_SUFFIXES = (".unrecorded", ".error")
+"""Markers a recorder in the workspace leaves beside its log when it could not append to it: the shims
+Coder Eval wrote before its recorder moved into the harness (`<log>.unrecorded`, old runs) and the
+reference system's (`<log>.error`). The harness's own recorder says so in task.log instead."""
+_MARKER_PREVIEW = 300
+
+
+def failed_write_marker(path: Path, root: Path | None = None) -> str | None:
+    """Why the log at `path` cannot be trusted, when a recorder left a failed-write marker beside it."""
+    for suffix in FAILED_WRITE_SUFFIXES:
+        marker = path.with_name(path.name + suffix)
+        if not marker.exists() and not marker.is_symlink():
+            continue
+        try:
+            data = marker.read_bytes() if root is None else read_inside(root.resolve(), marker)
+            said = data[:_MARKER_PREVIEW].decode("utf-8", errors="replace").strip()
+        except OSError:
+            said = ""
+        because = f" ({said})" if said else ""
+        return f"a recorder reported a failed write to {path.name}: {marker.name} is beside it{because}"
+    return None
+
+
 class InvocationLogError(Exception):
     """The log cannot be trusted: the file is unreadable or one of its lines is malformed."""
 

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, RegexFlags, RegexStr, StrictModel
-from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.criteria_base import BaseCriterion, names_reference
 
 PATH_DOC = "Sandbox-relative path; a glob when no file of that literal name exists."
 
@@ -114,6 +114,10 @@ class JsonCheckCriterion(BaseCriterion):
     json_schema: str | None = Field(None, description="Sandbox-relative path (or glob) of a JSON Schema file.")
     assertions: list[JsonAssertion] = Field(default_factory=list, description="JMESPath assertions.")
     reads_files_only: ClassVar[bool] = True
+
+    @property
+    def sees_reference(self) -> bool:
+        return self.json_schema is not None and names_reference(self.json_schema)
 
 
 class ClassificationMatchCriterion(BaseCriterion):

@@ -32,7 +32,7 @@ from coder_eval.sandbox.bwrap_procs import children, descendants, in_namespace, 
 from coder_eval.sandbox.bwrap_userns import read_info, set_up_flags, userns_for
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
-from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
+from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
@@ -110,8 +110,10 @@ def loader_prefix(loader: Mapping[str, str]) -> list[str]:
 class BubblewrapEnvironment(IsolatedEnvironment):
     """One unit's namespaces: set-up commands in throwaway ones, the rest in the holder's."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
-        super().__init__(workspace, request, finisher)
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
+        super().__init__(workspace, request, finisher, existing=existing)
         self.isolated_net = self.relay_gateway = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
@@ -147,13 +149,14 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         shown = (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools), *(str(d) for d in self.request.shared))
         ro = [p for p in shown if os.path.exists(p)]
         rw = [str(p) for p in (self.workspace, self.home_dir, *extra_rw) if p.exists()]
-        inner = [str(SHARE_INNER), SOCKET_INNER, str(self.bin_dir)]
+        inner = [str(SHARE_INNER), SOCKET_INNER, str(SOCKETS_INNER), str(self.bin_dir)]
         args = [*system_mounts(_as_int(self.config.limits.effective("tmp_size_mb"))), *parent_dirs([*ro, *rw, *inner])]
         for path in ro:
             args += ["--ro-bind", path, path]
         for path in rw:
             args += ["--bind", path, path]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
+        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (record_cli)
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:
@@ -325,6 +328,14 @@ class BubblewrapDriver(TempdirDriver):
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
         return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
+        """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
+        if not bwrap_works():
+            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
+        env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
+        env.seal()
+        return env
 
 
 def _uv_dir() -> list[str]:
