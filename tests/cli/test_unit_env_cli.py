@@ -87,3 +87,32 @@ def test_records_name_the_hosts_interpreter_for_python_null(tmp_path: Path) -> N
     for info, prefix in python_envs(run_dir).values():
         assert info["kind"] == "host", info
         assert not prefix.endswith("/.venv")
+
+
+POISON = """#!/bin/sh
+P=$(python -c 'import os, pip; print(os.path.dirname(pip.__file__))')
+chmod u+w "$P/__init__.py" && echo '# poisoned' >> "$P/__init__.py"
+"""
+
+
+def test_a_regrade_that_rewrites_the_shared_environment_is_no_grade(tmp_path: Path) -> None:
+    """`evaluate RUN_DIR` under tempdir runs the workspace's code on the host, as a live unit does: a
+    criterion that rewrites the shared environment it was shown leaves no trusted grade."""
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "poison.sh").write_text(POISON, encoding="utf-8")
+    task = {
+        "task_id": "poison",
+        "description": "grading runs the workspace's own script",
+        "agent": {"type": "none"},
+        "sandbox": {"driver": "tempdir", "template_sources": [{"type": "template_dir", "path": "template"}]},
+        "success_criteria": [{"type": "run_command", "command": "sh poison.sh", "description": "its check"}],
+    }
+    path = tmp_path / "task.yaml"
+    path.write_text(yaml.safe_dump(task), encoding="utf-8")
+    run_dir = tmp_path / "run"
+    executed = cli("execute", path, "--run-dir", run_dir, cwd=tmp_path, timeout=300)
+    assert executed.returncode == 0, executed.stdout + executed.stderr
+    graded = cli("evaluate", run_dir, "--allow-recorded-commands", cwd=tmp_path, timeout=300)
+    text = graded.stdout + graded.stderr
+    assert graded.returncode != 0, text
+    assert "shared Python environment" in " ".join(text.split()) and "cannot be trusted" in text, text

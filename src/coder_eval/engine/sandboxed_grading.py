@@ -19,7 +19,7 @@ from pathlib import Path
 from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.engine.grading_guard import SHARE_NAME as REFERENCE_SHARE
 from coder_eval.engine.grading_guard import GradingGuard
-from coder_eval.engine.reference import reference_source, staged_reference, verify_unchanged
+from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import task_view
 from coder_eval.loading.loader import LoadedTask
@@ -38,8 +38,16 @@ class GradingSandbox:
     guard: GradingGuard
 
     def check_reference(self) -> None:
-        """Raise ReferenceTamperedError if grading changed the staged reference."""
+        """Raise ReferenceTamperedError if grading changed the staged reference, or the task's shared
+        Python environment (which only a tempdir grade could write)."""
         verify_unchanged(self.reference, self.digest)
+        changed = self.sandbox.shared_env_changed()
+        if changed is not None:
+            raise SharedEnvTamperedError(f"{changed} while grading; the grade cannot be trusted")
+
+
+class SharedEnvTamperedError(ReferenceTamperedError):
+    """Grading changed the shared Python environment its commands were shown."""
 
 
 @contextmanager
