@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 # The tasks call `python`: each unit has its own virtual environment (sandbox.python's default),
 # first on its PATH, so a machine with only `python3` runs them too.
-.venv/bin/coder-eval plan examples/tasks
+.venv/bin/coder-eval plan examples/tasks -b script  # plan checks what run would need: the scripted model
 .venv/bin/coder-eval run examples/tasks -b script --exclude-tags example-fail -j 2 "$@"
 .venv/bin/coder-eval report runs/latest

@@ -23,9 +23,15 @@ def base_interpreter() -> str:
 
 
 def find_uv() -> str:
+    """The uv binary: beside the harness's interpreter, where the `uv` package the harness depends on
+    installed it (a harness run from another venv that sees this one's packages), or on the host."""
     beside = Path(sys.executable).with_name("uv")
     if beside.is_file():
         return str(beside)
+    with contextlib.suppress(ImportError, OSError):
+        from uv import find_uv_bin
+
+        return str(find_uv_bin())
     found = find_host_tool("uv")
     if found is None:
         raise SetupError("uv is needed for sandbox.python environments but is not installed (pip install uv)")
