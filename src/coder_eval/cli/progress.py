@@ -10,6 +10,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
+from coder_eval.common.untrusted_text import clean_line
 from coder_eval.engine.batch import BatchObserver
 from coder_eval.engine.units import RunUnit
 from coder_eval.models.results import EvaluationResult
@@ -67,13 +68,14 @@ class Progress:
         score = "n/a" if result.weighted_score is None else f"{result.weighted_score:.3f}"
         rep = f" #{result.replicate_index}" if result.replicate_index else ""
         counter = f"[{self.done:>{len(str(self.total))}}/{self.total}] {result.final_status.icon} "
+        task_id = clean_line(result.task_id)  # a dataset row's id may come from data nobody checked
         rest = f"{rep} {result.final_status.value} {score} {result.duration_seconds:.1f}s"
         if self._live is not None:
-            self._live.console.print(counter + escape(result.task_id) + rest, highlight=False)
+            self._live.console.print(counter + escape(task_id) + rest, highlight=False)
             self._live.update(self._panel())
         else:
             # A plain line (a log or a pipe): written as is, which costs a fraction of rendering it
             # through Rich for every unit of a long run.
             out = self.console.file
-            out.write(f"{counter}{result.task_id}{rest}\n")
+            out.write(f"{counter}{task_id}{rest}\n")
             out.flush()
