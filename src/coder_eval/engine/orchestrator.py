@@ -43,6 +43,7 @@ from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
+from coder_eval.sandbox.env_allowlist import withheld_credentials
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.sandbox.templates import SetupError
 
@@ -187,6 +188,8 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     _fresh_dir(state.unit.directory(options.run_dir))
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
+    for withheld in withheld_credentials(passthrough=sandbox.config.passthrough()):
+        state.log.add(withheld.message())
     if not state.unit.task.definition.pre_run:
         return None
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)

@@ -186,6 +186,9 @@ def run_pipeline(
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
+    from coder_eval.sandbox.env_allowlist import warn_withheld_credentials
+
+    warn_withheld_credentials({n: None for u in units for n in u.task.definition.sandbox.passthrough()})
     load_errors = [*report.errors, *plan.errors]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))

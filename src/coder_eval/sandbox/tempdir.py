@@ -19,7 +19,7 @@ from typing import Any
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
-from coder_eval.sandbox.env_allowlist import allowlisted_env
+from coder_eval.sandbox.env_allowlist import allowlisted_env, withhold_credentials
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.home_pool import give_back, take_home
 
@@ -44,7 +44,7 @@ class HostEnvironment:
         if base_env is None:
             self._base = allowlisted_env(passthrough=passthrough or (), home=str(self._home))
         else:  # a trusted caller's own environment (re-grading reuses the original one)
-            self._base = scrub_env(dict(base_env))
+            self._base = scrub_env(withhold_credentials(base_env)[0])
         self._path: list[Path] = []
         self._groups: set[int] = set()
         self._finisher = finish
