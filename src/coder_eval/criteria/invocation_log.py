@@ -22,6 +22,10 @@ _JSON_TYPE_NAMES: dict[type, str] = {
 }
 
 
+MAX_LOG_BYTES = 32 * 1024 * 1024
+"""Largest invocation log read; a longer one is unusable (a guard over a partial log could pass)."""
+
+
 class InvocationLogError(Exception):
     """The log cannot be trusted: the file is unreadable or one of its lines is malformed."""
 
@@ -42,9 +46,15 @@ def read_invocations(path: Path, root: Path | None = None) -> list[Invocation]:
     With `root` (the workspace) the log is read without following links out of it.
     """
     try:
-        data = path.read_bytes() if root is None else read_inside(root.resolve(), path)
+        if root is None:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_LOG_BYTES + 1)
+        else:
+            data = read_inside(root.resolve(), path, MAX_LOG_BYTES + 1)
     except OSError as exc:
         raise InvocationLogError(f"cannot read the file: {exc.strerror or exc}") from exc
+    if len(data) > MAX_LOG_BYTES:
+        raise InvocationLogError(f"it is over {MAX_LOG_BYTES // (1024 * 1024)} MiB, more than a log is read")
     return parse_invocations(data)
 
 

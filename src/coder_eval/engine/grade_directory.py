@@ -32,6 +32,7 @@ from coder_eval.records.layout import (
     replicate_dir,
 )
 from coder_eval.records.store import write_task_result
+from coder_eval.sandbox.deadline import Deadline
 
 
 @dataclass
@@ -57,6 +58,8 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
             reference_dir=staged,
             turns=None,
             path_prepend=_path_prepend(root, task),
+            # a grade with no unit around it still ends its file reads within the task's timeout
+            deadline=Deadline(task.definition.run_limits.task_timeout),
         )
         verify_unchanged(staged, digest)
         result = grade(list(task.definition.success_criteria), ctx)

@@ -115,6 +115,7 @@ def _checker(
         environment=sandbox.live,
         judges=judges,
         command_dirs=inner or {},
+        deadline=sandbox.deadline,
     )
 
 

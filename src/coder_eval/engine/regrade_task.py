@@ -25,6 +25,7 @@ from coder_eval.models.status import FinalStatus
 from coder_eval.models.task import TaskDefinition
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.sandbox import Sandbox
 
 GRADE_LOG = "grade.log"
@@ -107,6 +108,8 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
             reference_dir=reference,
             turns=prior.iterations,
             base_env=sandbox.env(),
+            # a grade with no unit around it still ends its file reads within the task's timeout
+            deadline=Deadline(task.definition.run_limits.task_timeout),
         )
         outcome = grade(list(task.definition.success_criteria), ctx)
     post = prior.post_run_results or run_post(sandbox, task.definition.post_run, log, {"TASK_DIR": str(task.task_dir)})
