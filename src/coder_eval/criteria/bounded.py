@@ -50,7 +50,7 @@ def _mib(n: int) -> str:
 
 
 def _too_large(path: Path, size: int | None, limit: int) -> UnreadableFileError:
-    found = f"is {size} bytes" if size is not None else "grew while it was read and is"
+    found = f"is {size} bytes," if size is not None else "grew while it was read and is"
     return UnreadableFileError(
         f"{path.name} {found} over the {_mib(limit)} this criterion reads; the criterion fails "
         "(a task that means to grade larger files sets the criterion's max_bytes)"
