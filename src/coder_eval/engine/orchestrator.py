@@ -293,6 +293,8 @@ def _finish_and_record(
     if sandbox is not None and sandbox.root is not None:
         # every process of the unit is gone (finish kills them) before the record is written
         state.sandbox_path = sandbox.finish()
+        for note in sandbox.request.notes:  # files a bounded copy left out, say
+            state.log.add(note)
         state.secret_hits = scan_artifacts(state.sandbox_path)
         if state.secret_hits:
             state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")

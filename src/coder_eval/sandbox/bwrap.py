@@ -334,4 +334,4 @@ class BubblewrapDriver(TempdirDriver):
         if not bwrap_works():
             raise SetupError("bubblewrap (bwrap) is not installed or cannot create namespaces on this machine")
         workspace = self.new_workspace(request)
-        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
+        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes))

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from coder_eval.common.bounded_copy import CopyBudget, move_tree
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
@@ -158,10 +159,16 @@ class HostEnvironment:
 
 
 class Finisher:
-    """Preserve or drop a temporary workspace according to the preservation mode."""
+    """Preserve or drop a temporary workspace according to the preservation mode.
 
-    def __init__(self, artifacts_dir: Path, mode: PreservationMode) -> None:
+    Preserving is a rename when the workspace and the artifacts share a file system; across file
+    systems it is a bounded copy that keeps sparse files sparse (common/bounded_copy.py), and a
+    note for each file it left out goes to `notes` (the request's, which the unit's task.log shows).
+    """
+
+    def __init__(self, artifacts_dir: Path, mode: PreservationMode, notes: list[str] | None = None) -> None:
         self.artifacts_dir, self.mode = artifacts_dir, mode
+        self.notes = notes if notes is not None else []
 
     def __call__(self, workspace: Path) -> Path | None:
         if self.mode is PreservationMode.DIRECT_WRITE:
@@ -172,7 +179,9 @@ class Finisher:
         if self.artifacts_dir.exists():
             shutil.rmtree(self.artifacts_dir)
         self.artifacts_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(workspace), str(self.artifacts_dir))
+        budget = CopyBudget()
+        move_tree(workspace, self.artifacts_dir, budget)
+        self.notes.extend(f"left out of the preserved artifacts: {note}" for note in budget.notes)
         return self.artifacts_dir
 
 
@@ -185,7 +194,7 @@ class TempdirDriver:
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
         workspace = self.new_workspace(request)
-        finisher = Finisher(request.artifacts_dir, request.mode)
+        finisher = Finisher(request.artifacts_dir, request.mode, request.notes)
         scratch = request.scratch
         home = take_home(scratch)
         return HostEnvironment(
