@@ -123,3 +123,63 @@ def survivors(marker: str) -> list[int]:
         if marker in cmd and state != "Z":
             found.append(int(pid))
     return found
+
+
+def open_file_bytes(pid: int, root: Path) -> int:
+    """Disk blocks held by files under `root` that process `pid` has open (unlinked ones too)."""
+    total = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(str(root)):
+                total += os.stat(f"/proc/{pid}/fd/{fd}").st_blocks * 512
+        except OSError:
+            continue
+    return total
+
+
+def run_disk_capped(
+    args: list[str | Path], *, cwd: Path, env: dict[str, str], watch: list[Path], cap: int, timeout: float = TIMEOUT
+) -> tuple[int, str, int]:
+    """The CLI, killed (and the test failed) the moment the disk under `watch` (files on disk and
+    files the harness holds open there) passes `cap` bytes: a regression that fills the disk fails
+    the test instead of the machine. Returns (exit code, output, peak bytes seen)."""
+    import signal
+    import threading
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coder_eval", *map(str, args)], cwd=cwd, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    peak = 0
+    over = threading.Event()
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            used = sum(disk_bytes(root) + open_file_bytes(proc.pid, root) for root in watch)
+            peak = max(peak, used)
+            if used > cap:
+                over.set()
+                os.killpg(proc.pid, signal.SIGKILL)
+                return
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        stop.set()
+        sampler.join()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if over.is_set():
+        pytest.fail(f"the harness passed {cap / 1048576:.0f} MiB on disk under {watch} and was killed")
+    return proc.returncode, out, peak
