@@ -9,8 +9,12 @@ Runs, in this process, N times each:
                                separately, its group killed after each call);
 
 and prints the median and 90th-percentile wall time per call in milliseconds, plus, for a 64 MiB
-flood, the peak disk space the call's spool files held in TMPDIR while it ran (sampled every 50 ms). Pass `--src DIR` to measure another checkout's `src/` (for a
-before/after comparison on the same machine, interleaved by running the script twice).
+flood, the peak disk space the call's spool files held in TMPDIR while it ran (sampled every
+50 ms). Pass `--src DIR` to measure another checkout's `src/`: for a before/after comparison on
+one machine, run it against both trees, alternately, a few times.
+
+    git archive main src | tar -x -C /tmp/before
+    python bench/command_output.py --src /tmp/before/src; python bench/command_output.py
 
 Usage: python bench/command_output.py [--n 300] [--src PATH]
 """
