@@ -23,6 +23,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from coder_eval.common.secrets import is_secret_name
 from coder_eval.common.url_credentials import strip_url_credentials
@@ -69,6 +70,18 @@ def is_network_setting(name: str) -> bool:
     return name in NETWORK_CONFIG or name.startswith(_SETTING_PREFIXES) or bool(_URL_SETTING.search(name))
 
 
+@lru_cache(maxsize=1024)
+def _policy(name: str) -> str:
+    """What `withhold_credentials` does with a variable: `keep`, `drop` (its name is a credential),
+    `strip` or `strip-bare` (a proxy setting, which may also be `user:pass@host:port`). Cached: the
+    same few names come up for every unit."""
+    if not is_network_setting(name):
+        return "keep"
+    if is_secret_name(name):
+        return "drop"
+    return "strip-bare" if "proxy" in name.lower() else "strip"
+
+
 @dataclass(frozen=True)
 class WithheldCredential:
     """A variable whose credential a unit does not get; `removed` holds what was taken out."""
@@ -110,7 +123,7 @@ def withheld_credentials(
     source: Mapping[str, str] | None = None, *, passthrough: Iterable[str] = ()
 ) -> list[WithheldCredential]:
     """What `allowlisted_env` withholds from a unit given the same `source` and `passthrough`."""
-    return withhold_credentials(_selected(source, passthrough))[1]
+    return withhold_credentials(_selected(source, passthrough, locale=False))[1]
 
 
 def withhold_credentials(env: Mapping[str, str]) -> tuple[dict[str, str], list[WithheldCredential]]:
@@ -118,13 +131,14 @@ def withhold_credentials(env: Mapping[str, str]) -> tuple[dict[str, str], list[W
     clean = dict(env)
     withheld: list[WithheldCredential] = []
     for name, value in env.items():
-        if not is_network_setting(name):
+        policy = _policy(name)
+        if policy == "keep":
             continue
-        if is_secret_name(name):
+        if policy == "drop":
             del clean[name]
             withheld.append(WithheldCredential(name, ("the whole value",), dropped=True, removed=(value,)))
             continue
-        stripped = strip_url_credentials(value, bare_authority="proxy" in name.lower())
+        stripped = strip_url_credentials(value, bare_authority=policy == "strip-bare")
         if stripped.changed:
             clean[name] = stripped.value
             withheld.append(WithheldCredential(name, stripped.kinds, removed=stripped.removed))
@@ -144,10 +158,12 @@ def warn_withheld_credentials(passthrough: Iterable[str] = ()) -> list[str]:
     return messages
 
 
-def _selected(source: Mapping[str, str] | None, passthrough: Iterable[str]) -> dict[str, str]:
+def _selected(source: Mapping[str, str] | None, passthrough: Iterable[str], *, locale: bool = True) -> dict[str, str]:
     src = os.environ if source is None else source
     # Look the wanted names up rather than walking every variable: os.environ decodes each one it
-    # yields, and this runs for every unit.
+    # yields, and this runs for every unit. Only the LC_* names need the walk (none is a setting
+    # that could carry a credential, so `withheld_credentials` skips it).
     env = {k: src[k] for k in dict.fromkeys((*ALWAYS, *NETWORK_CONFIG, *passthrough)) if k in src}
-    env.update({k: src[k] for k in src if k.startswith("LC_")})
+    if locale:
+        env.update({k: src[k] for k in src if k.startswith("LC_")})
     return env
