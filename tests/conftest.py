@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-CONFORMANCE = REPO.parent / "shared" / "conformance"
+# ../shared/conformance beside the checkout; CODER_EVAL_CONFORMANCE points elsewhere (a worktree, say).
+CONFORMANCE = Path(os.environ.get("CODER_EVAL_CONFORMANCE") or REPO.parent / "shared" / "conformance")
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -164,16 +165,18 @@ def test_launcher_content(tmp_path: Path) -> None:
     assert launcher == tmp_path / "claude-launch" and pidfile == tmp_path / "claude.pid"
     assert os.access(launcher, os.X_OK)
     text = launcher.read_text()
-    assert text.startswith("#!/bin/sh\n")
+    # every program by absolute path: the launcher runs on the host with the unit's PATH
+    shell, setsid = os.path.realpath(shutil.which("sh") or ""), os.path.realpath(shutil.which("setsid") or "")
+    assert text.startswith(f"#!{shell}\n")
     assert f"echo $$ > {pidfile}" in text
-    assert 'exec setsid /x/claude "$@"' in text
-    assert text.rstrip().endswith('exec /x/claude "$@"')
+    assert text.rstrip().endswith(f'exec {setsid} /x/claude "$@"')
 
 
 def test_launcher_runs_the_sandbox_launch_line(tmp_path: Path) -> None:
     """A driver's launch line (a wrapper prefix) is run whole, each word quoted."""
     launcher, _ = opts.write_launcher(tmp_path, ["/usr/bin/env", "A=b c", "/x/claude"])
-    assert "exec setsid /usr/bin/env 'A=b c' /x/claude \"$@\"" in launcher.read_text()
+    setsid = os.path.realpath(shutil.which("setsid") or "")
+    assert f"exec {setsid} /usr/bin/env 'A=b c' /x/claude \"$@\"" in launcher.read_text()
 
 
 def fake_cli(root: Path, body: str) -> Path:

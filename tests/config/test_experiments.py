@@ -284,3 +284,33 @@ def test_baseline_applies_once_when_it_is_the_experiment(tmp_path: Path) -> None
         experiment_dir=path.parent,
     )  # fmt: skip
     assert [c.command for c in resolved.definition.post_run] == ["task-post", "cleanup"]
+
+
+def test_defaults_driver_and_template_sources_reach_every_variant(tmp_path: Path) -> None:
+    exp = {
+        "experiment_id": "e",
+        "defaults": {"driver": "tempdir", "template_sources": [{"type": "template_dir", "path": "shared"}]},
+        "variants": [
+            {"variant_id": "v", "template_sources": [{"type": "template_dir", "path": "overlay"}]},
+        ],
+    }
+    d = _one(tmp_path, exp).definition
+    assert d.sandbox.driver == "tempdir"
+    paths = [getattr(s, "path", None) for s in d.sandbox.template_sources]
+    assert paths == ["base", str((tmp_path / "shared").resolve()), str((tmp_path / "overlay").resolve())]
+    exp["variants"] = [{"variant_id": "v", "driver": "docker"}]
+    assert _one(tmp_path, exp).definition.sandbox.driver == "docker"  # the variant's own driver wins
+
+
+@pytest.mark.parametrize(
+    "defaults",
+    [
+        {"driver": "tempdir", "sandbox": {"driver": "docker"}},
+        {"template_sources": [{"type": "template_dir", "path": "a"}], "sandbox": {"template_sources": []}},
+    ],
+)
+def test_defaults_shortcuts_and_their_sandbox_spelling_are_exclusive(defaults: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="say the same thing"):
+        ExperimentDefinition.model_validate(
+            {"experiment_id": "e", "defaults": defaults, "variants": [{"variant_id": "v"}]}
+        )

@@ -670,3 +670,19 @@ def test_names_are_stored_without_dashes_and_defaults_apply() -> None:
 def test_regex_with_re_flags_is_accepted() -> None:
     pred = make_spec(flags={"u": {"matches_regex": "a.*b", "flags": 16}}).flags["u"]
     assert (pred.predicate, pred.flags, pred.takes_value) == ("matches_regex", 16, True)
+
+
+@pytest.mark.parametrize(("suffix", "said"), [(".unrecorded", "disk full"), (".error", "")])
+def test_a_failed_write_marker_makes_the_log_untrustworthy(tmp_path: Path, suffix: str, said: str) -> None:
+    """Ours (`.unrecorded`) or the reference's recorder (`.error`): the log is incomplete, score 0 and why."""
+    log = write_log(tmp_path, [record("deploy")])
+    log.with_name(log.name + suffix).write_text(said)
+    for fields in (
+        {"tool": "uip", "verb": "deploy"},
+        {"tool": "uip", "verb": "deploy", "min_count": 0, "max_count": 0},
+    ):
+        result = run(tmp_path, fields)
+        assert result.score == 0.0  # a negative guard fails too: the missing record could be the forbidden call
+        assert result.error is not None and f"calls.jsonl{suffix} is beside it" in result.error
+        assert (f"({said})" in result.error) is bool(said)
+        assert "no count read from it can be trusted" in result.details

@@ -13,7 +13,7 @@ import yaml
 
 from coder_eval.engine.orchestrator import RunOptions, run_unit
 from coder_eval.engine.units import RunUnit, resolve_agent
-from coder_eval.loading.loader import expand_dataset, load_task_file
+from coder_eval.loading.loader import expand_dataset, read_task_file
 from coder_eval.models.results import EvaluationResult
 from coder_eval.plugins import Registrar
 
@@ -57,8 +57,8 @@ def run_task(tmp_path: Path) -> Callable[..., EvaluationResult]:
         task_file = tmp_path / "tasks" / f"{doc['task_id']}.yaml"
         task_file.parent.mkdir(parents=True, exist_ok=True)
         task_file.write_text(yaml.safe_dump(doc))
-        definition, raw = load_task_file(task_file)
-        task = expand_dataset(definition, raw, task_file)[0]
+        loaded = read_task_file(task_file)
+        task = expand_dataset(loaded.definition, loaded.raw, task_file, warnings=tuple(loaded.warnings))[0]
         unit = RunUnit(task, resolve_agent(task, type_override), replicate_index=replicate)
         opts = RunOptions(run_dir=tmp_path / "run", grade=grade, **(options or {}))
         return asyncio.run(run_unit(unit, opts))

@@ -76,3 +76,52 @@ def test_usd_cap_reached_exactly_and_unpriced_spend() -> None:
 def test_no_spending_limit_is_no_budget() -> None:
     assert Budget.of(RunLimits(max_turns=3)) is None
     assert budget_breach(RunLimits(), [turn(10**6, 10**6, cost=100.0)]) is None
+
+
+class CachedUsage:
+    """Answers with a little uncached input and a large prompt-cache read and write."""
+
+    async def reply(self, request: ModelRequest) -> ModelReply:
+        usage = Usage(input_tokens=5, output_tokens=1, cache_read_input_tokens=500, cache_creation_input_tokens=300)
+        return ModelReply(text="ok", usage=usage, model="scripted")
+
+
+CACHED = TokenUsage(
+    uncached_input_tokens=5, output_tokens=1, cache_read_input_tokens=500, cache_creation_input_tokens=300
+)
+
+
+@pytest.mark.parametrize(
+    ("flags", "counted"),
+    [
+        ({}, 5),
+        ({"count_cached_input": True}, 505),
+        ({"count_cache_creation": True}, 305),
+        ({"count_cached_input": True, "count_cache_creation": True}, 805),
+    ],
+)
+def test_cache_buckets_count_toward_token_limits_only_when_the_task_says_so(flags: dict[str, bool], counted: int):
+    budget = Budget.of(RunLimits(max_input_tokens=100, **flags))
+    assert budget is not None and budget.counted_input(CACHED) == counted
+    breach = budget.exceeded(CACHED, None)
+    assert (breach is None) == (counted < 100)
+    total = Budget.of(RunLimits(max_total_tokens=counted + 1, **flags))
+    assert total is not None and total.exceeded(CACHED, None) == (
+        "tokens",
+        f"total tokens {counted + 1} of {counted + 1} spent",
+    )
+
+
+@pytest.mark.parametrize("count", [False, True])
+def test_the_gateway_refuses_on_cache_reads_only_when_they_count(count: bool) -> None:
+    limits = RunLimits(max_input_tokens=100, count_cached_input=count)
+    with GatewayThread("script") as gateway:
+        route = gateway.open_route("unit", source=CachedUsage(), budget=Budget.of(limits))
+        client = anthropic.Anthropic(base_url=route.base_url, api_key="dummy", max_retries=0, timeout=10.0)
+        client.messages.create(model="m", max_tokens=5, messages=PROMPT)
+        if count:
+            with pytest.raises(anthropic.BadRequestError, match="input tokens 505 of 100 spent"):
+                client.messages.create(model="m", max_tokens=5, messages=PROMPT)
+        else:
+            client.messages.create(model="m", max_tokens=5, messages=PROMPT)
+            assert route.budget_exceeded is None

@@ -102,9 +102,14 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert criterion["type"] == "run_command" and criterion["score_from_stdout"] is True
     assert cli("plan", "imported", cwd=tmp_path).returncode == 0
 
-    # Grade the solved workspace with the imported task: its verifier runs the exported one.
+    # Grade the solved workspace with the imported task: its verifier runs the exported one. The
+    # task's image needs a registry, so grading runs under tempdir with the verifier's directories
+    # moved into the test's tree (passed through by name).
+    imported["sandbox"]["env_passthrough"] = ["HARBOR_TESTS_DIR", "HARBOR_VERIFIER_LOGS"]
+    imported_file.write_text(yaml.safe_dump(imported), encoding="utf-8")
     env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}
-    proc = cli("evaluate", imported_file, tmp_path / "solved" / "app", "--run-dir", "ev", cwd=tmp_path, env=env)
+    args = ("evaluate", imported_file, tmp_path / "solved" / "app", "--run-dir", "ev", "--driver", "tempdir")
+    proc = cli(*args, cwd=tmp_path, env=env)
     assert proc.returncode == 0 and "SUCCESS weighted score 1.000" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -140,8 +145,14 @@ def test_a_harbor_task_with_a_partial_reward_imports_as_a_partial_score(tmp_path
     work = tmp_path / "work"
     work.mkdir()
     (work / "count.txt").write_text("3\n", encoding="utf-8")
+    # Grading runs in the task's driver; the task's image needs a registry, so this grades under tempdir
+    # with the verifier's directories moved into the test's tree (passed through by name, as a task would).
+    task_file = tmp_path / "tasks" / "count-lines" / "task.yaml"
+    doc["sandbox"]["env_passthrough"] = ["HARBOR_TESTS_DIR", "HARBOR_VERIFIER_LOGS"]
+    task_file.write_text(yaml.safe_dump(doc), encoding="utf-8")
     env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}
-    proc = cli("evaluate", "tasks/count-lines/task.yaml", work, "--run-dir", "ev", cwd=tmp_path, env=env)
+    args = ("evaluate", "tasks/count-lines/task.yaml", work, "--run-dir", "ev", "--driver", "tempdir")
+    proc = cli(*args, cwd=tmp_path, env=env)
     graded = json.loads(next((tmp_path / "ev").rglob("task.json")).read_text(encoding="utf-8"))
     assert graded["weighted_score"] == 0.5 and graded["final_status"] == "FAILURE", proc.stdout
 

@@ -13,6 +13,7 @@ from coder_eval.cli import (
     gate_cmd,
     harbor_cmd,
     lint_cmd,
+    migrate_cmd,
     plan_cmd,
     report_cmd,
     run_cmd,
@@ -65,6 +66,7 @@ app.command("aggregate")(aggregate_cmd.aggregate)
 app.command("board")(board_cmd.board)
 app.command("gate")(gate_cmd.gate)
 app.command("lint")(lint_cmd.lint)
+app.command("migrate")(migrate_cmd.migrate)
 app.command("export")(harbor_cmd.export)
 app.add_typer(harbor_cmd.import_app, name="import")
 app.add_typer(harbor_cmd.harbor_app, name="harbor")

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from coder_eval.config.merge import LAYER_ORDER, Layer, Lineage, LineageEntry, resolve_root, winning_agent_type
 from coder_eval.config.overrides import check_agent_paths
 from coder_eval.errors import Problem, TaskConfigError
+from coder_eval.loading.compat import LoadWarning
 from coder_eval.loading.loader import LoadedTask, resolve_host_paths
 from coder_eval.loading.problems import validation_problems
 from coder_eval.models.experiment import (
@@ -45,6 +46,8 @@ class ResolvedTask:
     suite_id: str | None = None
     row_id: str | None = None
     row: dict[str, Any] | None = None
+    warnings: tuple[LoadWarning, ...] = ()
+    """The task file's load warnings (ignored keys, legacy forms), repeated in each unit's task.log."""
 
     @property
     def task_id(self) -> str:
@@ -57,7 +60,7 @@ class ResolvedTask:
 
     def loaded(self) -> LoadedTask:
         """This task as a LoadedTask carrying the resolved definition."""
-        return LoadedTask(self.definition, self.source_file, self.suite_id, self.row_id, self.row)
+        return LoadedTask(self.definition, self.source_file, self.suite_id, self.row_id, self.row, self.warnings)
 
     def replicate_ids(self) -> list[str]:
         """Zero-padded replicate directory names: 00, 01, ... (at least two digits)."""
@@ -91,10 +94,14 @@ def defaults_layer(name: str, defaults: ExperimentDefaults, detail: str, base_di
         value = getattr(defaults, key)
         if value is not None:
             data[key] = value
-    if defaults.sandbox is not None:
-        sandbox = dict(defaults.sandbox)
-        if isinstance(sandbox.get("template_sources"), list):
-            sandbox["template_sources"] = _anchor_sources(sandbox["template_sources"], base_dir)
+    sandbox = dict(defaults.sandbox or {})
+    if defaults.driver is not None:
+        sandbox["driver"] = defaults.driver
+    if defaults.template_sources:
+        sandbox["template_sources"] = [s.model_dump(exclude_unset=True) for s in defaults.template_sources]
+    if isinstance(sandbox.get("template_sources"), list):
+        sandbox["template_sources"] = _anchor_sources(sandbox["template_sources"], base_dir)
+    if defaults.sandbox is not None or sandbox:
         data["sandbox"] = sandbox
     if defaults.pre_run:
         data["pre_run"] = [c.model_dump(exclude_unset=True) for c in defaults.pre_run]
@@ -311,6 +318,7 @@ def resolve_task(
         suite_id=task.suite_id,
         row_id=task.row_id,
         row=task.row,
+        warnings=task.warnings,
     )
 
 

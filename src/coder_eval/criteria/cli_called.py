@@ -6,11 +6,15 @@ import shlex
 
 from coder_eval.common.argv_match import ArgvPattern, FlagTest, mismatches
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, single_file
-from coder_eval.criteria.invocation_log import Invocation, InvocationLogError, read_invocations
+from coder_eval.criteria.invocation_log import (
+    Invocation,
+    InvocationLogError,
+    failed_write_marker,
+    read_invocations,
+)
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_commands import CliCalledCriterion, FlagPredicate
 from coder_eval.models.results import CriterionResult
-from coder_eval.sandbox.record_cli import UNRECORDED_SUFFIX
 
 DEFAULT_LOG = "cli_mocks/calls.jsonl"
 """Where `sandbox.record_cli` shims append their records."""
@@ -38,13 +42,13 @@ class CliCalled(Criterion[CliCalledCriterion]):
                 details="a missing log fails rather than counting as zero calls",
                 error=f"no invocation log to read: {note} (expected at {log} in the sandbox {ctx.root})",
             )
-        marker = path.with_name(path.name + UNRECORDED_SUFFIX)
-        if marker.exists():
+        failed_write = failed_write_marker(path, ctx.root)
+        if failed_write is not None:
             return self.result(
                 spec,
                 0.0,
-                details=note,
-                error=f"a recorder could not append to {log}: see {marker.name} beside it; the log is incomplete",
+                details=join_details(note, "the log is incomplete, so no count read from it can be trusted"),
+                error=failed_write,
             )
         try:
             invocations = read_invocations(path, ctx.root)

@@ -61,6 +61,22 @@ def _not_evaluated(spec: BaseCriterion, why: str) -> CriterionResult:
     )
 
 
+DISABLED_DETAILS = "disabled (enabled: false): not judged, no model call; counts as 1.0"
+
+
+def _disabled(spec: BaseCriterion) -> CriterionResult:
+    """A switched-off judge: full marks without a call, and details that say so in every report."""
+    return CriterionResult(
+        criterion_type=spec.type,
+        description=spec.description,
+        score=1.0,
+        details=DISABLED_DETAILS,
+        pass_threshold=spec.pass_threshold,
+        weight=spec.weight,
+        gating=spec.is_gating,
+    )
+
+
 def grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None]:
     """One result, plus a configuration error message when the task itself is at fault."""
     result, config_error, _ = _grade_one(spec, ctx)
@@ -69,6 +85,8 @@ def grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, 
 
 def _grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None, str | None]:
     """(result, configuration error, why the criterion could not run here)."""
+    if spec.is_disabled:
+        return _disabled(spec), None, None
     if spec.requires_agent and ctx.turns is None:
         return _not_evaluated(spec, f"{spec.type} reads the agent's trajectory; no agent ran here"), None, None
     checker = checker_for(spec.type)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder_eval.common.safe_open import read_inside
+from coder_eval.sandbox.record_cli import UNRECORDED_SUFFIX
 
 _JSON_TYPE_NAMES: dict[type, str] = {
     list: "an array",
@@ -24,6 +25,32 @@ _JSON_TYPE_NAMES: dict[type, str] = {
 
 MAX_LOG_BYTES = 32 * 1024 * 1024
 """Largest invocation log read; a longer one is unusable (a guard over a partial log could pass)."""
+
+
+FAILED_WRITE_SUFFIXES = (UNRECORDED_SUFFIX, ".error")
+"""Markers a recorder leaves beside its log when it could not append to it: ours (`<log>.unrecorded`,
+see sandbox/record_cli.py) and the reference system's (`<log>.error`)."""
+_MARKER_PREVIEW = 300
+
+
+def failed_write_marker(path: Path, root: Path | None = None) -> str | None:
+    """Why the log at `path` cannot be trusted, when a recorder left a failed-write marker beside it."""
+    for suffix in FAILED_WRITE_SUFFIXES:
+        marker = path.with_name(path.name + suffix)
+        if not marker.exists() and not marker.is_symlink():
+            continue
+        try:
+            if root is None:
+                with open(marker, "rb") as fh:
+                    data = fh.read(_MARKER_PREVIEW)
+            else:
+                data = read_inside(root.resolve(), marker, _MARKER_PREVIEW)
+            said = data[:_MARKER_PREVIEW].decode("utf-8", errors="replace").strip()
+        except OSError:
+            said = ""
+        because = f" ({said})" if said else ""
+        return f"a recorder reported a failed write to {path.name}: {marker.name} is beside it{because}"
+    return None
 
 
 class InvocationLogError(Exception):

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from coder_eval.criteria.base import CheckContext, Criterion
-from coder_eval.judges.prompt import judge_context
+from coder_eval.judges.prompt import judge_context, truncate
 from coder_eval.judges.scrub import ReferenceScrubber
+from coder_eval.judges.services import Endpoint
 from coder_eval.judges.transcript import JudgeTranscript, write_transcript
 from coder_eval.judges.transport import ForcedTool, JudgeCallError, JudgeUnavailableError, ModelCall
 from coder_eval.judges.verdict import VerdictError, forced_verdict
@@ -47,7 +48,12 @@ def ask_judge(
     model: str,
     temperature: float = 0.0,
     max_tokens: int = 2000,
+    endpoint: Endpoint | None = None,
+    timeout: float | None = None,
+    max_context_chars: int | None = None,
 ) -> JudgeExchange:
+    """One forced call; `endpoint` sends it to the judge's own server, `timeout` bounds it, and
+    `max_context_chars` caps the context block as a whole (the cut is marked and noted)."""
     services = ctx.judges
     scrub = ReferenceScrubber(ctx.reference_dir)
     index = services.index_of(spec) if services is not None else -1
@@ -67,11 +73,16 @@ def ask_judge(
         dialog=services.dialog,
         inline_reference=True,
     )
+    if max_context_chars is not None and len(context) > max_context_chars:
+        exchange.notes.append(
+            f"judge context cut to max_state_chars ({max_context_chars} of {len(context)} characters)"
+        )
+        context = truncate(context, max_context_chars)
     prompt = f"{instructions}\n\n{context}".strip()
     transcript.prompt = prompt
     started = time.monotonic()
     try:
-        with services.channel(spec) as channel:
+        with services.channel(spec, endpoint=endpoint) as channel:
             transcript.route = channel.way
             assert channel.transport is not None
             request = ModelCall(
@@ -81,7 +92,7 @@ def ask_judge(
                 tool=tool,
                 max_tokens=max_tokens,
                 temperature=temperature,
-                timeout=services.call_timeout,
+                timeout=timeout if timeout is not None else services.call_timeout,
             )
             answer = channel.transport.call(request)
         transcript.input_tokens, transcript.output_tokens = answer.input_tokens, answer.output_tokens

@@ -1,9 +1,12 @@
 """system_one_judge: a rubric of named, typed questions answered in one forced tool call.
 
 The judge model answers every question at once (`submit_answers`), optionally with a confidence
-per answer; each answer earns a credit in [0, 1] by its question's type (a yes/no against
-`expected`, a choice against `expected` or `values`, a level on an ordered scale), and the score is
-the weighted mean of the credits. A judge that cannot run here (no credential) ends the run ERROR.
+per answer and a probability per option (`distribution`); each answer earns a credit in [0, 1] by
+its question's type (a yes/no against `expected`, a choice against `expected` or `values`, a level
+on an ordered scale), and the score is the weighted mean of the credits. With a distribution,
+`scoring: expected` credits the probability-weighted mean over the options and `scoring: argmax`
+the likeliest option; without one, the answer given. A judge that cannot run here (no credential)
+ends the run ERROR.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from coder_eval.criteria.base import CheckContext, Criterion
 from coder_eval.criteria.judge_call import JUDGE_SYSTEM, ask_judge, persist_transcript
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.errors import CriterionUnavailableError
+from coder_eval.judges.services import Endpoint
 from coder_eval.judges.transport import ForcedTool
 from coder_eval.models.criteria_judges import (
     DEFAULT_JUDGE_MODEL,
@@ -31,16 +35,32 @@ _YES = {"yes", "true", "y", "1"}
 _NO = {"no", "false", "n", "0"}
 
 
+def options(question: RubricQuestion) -> list[str]:
+    """The answers a question admits, as the distribution names them."""
+    if isinstance(question, NoulQuestion):
+        return ["yes", "no"]
+    if isinstance(question, ChoiceQuestion):
+        return question.options
+    return list(question.criteria)
+
+
 def _answer_schema(question: RubricQuestion) -> dict[str, Any]:
     if isinstance(question, NoulQuestion):
         answer: dict[str, Any] = {"type": "boolean"}
-    elif isinstance(question, ChoiceQuestion):
-        answer = {"type": "string", "enum": question.options}
     else:
-        answer = {"type": "string", "enum": list(question.criteria)}
+        answer = {"type": "string", "enum": options(question)}
+    probability = {"type": "number", "minimum": 0, "maximum": 1}
     return {
         "type": "object",
-        "properties": {"answer": answer, "confidence": {"type": "number", "minimum": 0, "maximum": 1}},
+        "properties": {
+            "answer": answer,
+            "confidence": probability,
+            "distribution": {
+                "type": "object",
+                "description": "Probability of each option (they sum to 1).",
+                "properties": dict.fromkeys(options(question), probability),
+            },
+        },
         "required": ["answer"],
     }
 
@@ -66,6 +86,8 @@ def rubric_text(spec: SystemOneJudgeCriterion) -> str:
         else:
             kind = "one level, worst to best: " + " | ".join(q.criteria)
         lines.append(f"- {name}: {q.instructions.strip()} [{kind}]")
+    lines.append("")
+    lines.append("With each answer, give `distribution`: your probability for every option of that question.")
     return "\n".join(lines)
 
 
@@ -99,6 +121,35 @@ def _scale_credit(question: ScoreQuestion, answer: Any) -> tuple[float, str]:
     return index / (len(levels) - 1), levels[index]
 
 
+def distribution(question: RubricQuestion, raw: Any) -> dict[str, float] | None:
+    """The judge's probabilities over the question's options, normalised; None when none usable was given."""
+    given = raw.get("distribution") if isinstance(raw, dict) else None
+    if not isinstance(given, dict):
+        return None
+    known = options(question)
+    probs = {
+        str(k): float(v)
+        for k, v in given.items()
+        if str(k) in known and isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+    }
+    total = sum(probs.values())
+    return {k: v / total for k, v in probs.items()} if total > 0 else None
+
+
+def scored_credit(question: RubricQuestion, raw: Any, scoring: str) -> tuple[float, str]:
+    """(credit, what is recorded) under `scoring`: the distribution's mean or argmax, else the answer."""
+    probs = distribution(question, raw)
+    if probs is None:
+        return credit(question, raw)
+    if scoring == "argmax":
+        best = max(options(question), key=lambda o: probs.get(o, 0.0))  # ties: the first option listed
+        got, shown = credit(question, {"answer": best})
+        return got, f"{shown} (argmax, p={probs.get(best, 0.0):.2f})"
+    mean = sum(p * credit(question, {"answer": o})[0] for o, p in probs.items())
+    shown = ", ".join(f"{o} {p:.2f}" for o, p in probs.items())
+    return mean, f"expected over {{{shown}}}"
+
+
 def _confidence(raw: Any) -> float | None:
     value = raw.get("confidence") if isinstance(raw, dict) else None
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
@@ -110,6 +161,9 @@ class SystemOneJudge(Criterion[SystemOneJudgeCriterion]):
 
     def evaluate(self, spec: SystemOneJudgeCriterion, ctx: CheckContext) -> CriterionResult:
         route = ctx.judges.api_route if ctx.judges is not None else None
+        endpoint = (
+            Endpoint(spec.base_url, spec.api_key_env, spec.timeout_seconds) if spec.base_url is not None else None
+        )
         exchange = ask_judge(
             spec,
             ctx,
@@ -117,6 +171,9 @@ class SystemOneJudge(Criterion[SystemOneJudgeCriterion]):
             instructions=rubric_text(spec),
             tool=rubric_tool(spec),
             model=spec.model or (route.model if route is not None else None) or DEFAULT_JUDGE_MODEL,
+            endpoint=endpoint,
+            timeout=spec.timeout_seconds,
+            max_context_chars=spec.max_state_chars,
         )
         path = persist_transcript(spec, ctx, exchange)
         if exchange.unavailable:
@@ -133,7 +190,7 @@ class SystemOneJudge(Criterion[SystemOneJudgeCriterion]):
         num = den = 0.0
         for name, question in spec.questions.items():
             raw = answers.get(name) if isinstance(answers, dict) else None
-            got, shown = credit(question, raw) if raw is not None else (0.0, "no answer")
+            got, shown = scored_credit(question, raw, spec.scoring) if raw is not None else (0.0, "no answer")
             conf = _confidence(raw)
             findings.append(f"{name}: {shown} -> {got:.2f}" + (f" (confidence {conf:.2f})" if conf is not None else ""))
             num += got * question.weight
@@ -142,7 +199,7 @@ class SystemOneJudge(Criterion[SystemOneJudgeCriterion]):
         return self.result(
             spec,
             score,
-            details="; ".join(findings),
+            details="; ".join([*findings, *exchange.notes]),
             error=error,
             cls=JudgeCriterionResult,
             findings=findings,

@@ -41,8 +41,8 @@ def simulator_system(sim: SimulationConfig, description: str, opening: str | Non
     parts = [
         "You are role-playing a USER talking to an AI coding assistant. Stay in character; reply with the "
         "user's next message only, as plain text. You cannot see files or run anything.",
-        f"PERSONA:\n{sim.persona.strip()}",
-        f"GOAL:\n{sim.goal.strip()}",
+        f"PERSONA:\n{(sim.persona or '').strip()}",
+        f"GOAL:\n{(sim.goal or '').strip()}",
         f"CONSTRAINTS:\n{rules}",
         f"TASK DESCRIPTION:\n{description.strip()}",
     ]

@@ -52,7 +52,7 @@ def _diagnostics(state: UnitState) -> list[CriterionResult]:
     evaluated = iter(state.diagnostics.results)
     out: list[CriterionResult] = []
     for spec in state.unit.task.definition.success_criteria:
-        if spec.reads_files_only:
+        if spec.runs_after_failure:
             out.append(next(evaluated))
         else:
             out.append(
@@ -70,11 +70,17 @@ def _diagnostics(state: UnitState) -> list[CriterionResult]:
 
 
 def _efficiency(state: UnitState, grade: Grade | None) -> tuple[int | None, float | None]:
-    for i, spec in enumerate(state.unit.task.definition.success_criteria):
+    """(expected tool calls, efficiency): a commands_efficiency criterion's, else the task's own budget."""
+    definition = state.unit.task.definition
+    for i, spec in enumerate(definition.success_criteria):
         if isinstance(spec, CommandsEfficiencyCriterion):
             score = grade.results[i].score if grade is not None else None
             return spec.expected_commands, score
-    return None, None
+    expected = definition.expected_commands
+    if expected is None or not state.phase.turns:
+        return expected, None
+    actual = sum(len(t.commands) for t in state.phase.turns)
+    return expected, expected / max(actual, expected)
 
 
 def _error_message(state: UnitState) -> str | None:

@@ -10,7 +10,7 @@ import os
 import shutil
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,16 +19,18 @@ from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.provenance import environment_info, task_config_record
-from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
+from coder_eval.engine.reference import ReferenceTamperedError
 from coder_eval.engine.report_files import write_run_files
+from coder_eval.engine.sandboxed_grading import grading_sandbox
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import UsageError
-from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
+from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import (
     ARTIFACTS_DIR,
     DEFAULT_RUNS_DIR,
+    SCRATCH_DIR,
     default_run_dir,
     new_run_id,
     point_latest,
@@ -36,6 +38,7 @@ from coder_eval.records.layout import (
 )
 from coder_eval.records.store import write_task_result
 from coder_eval.sandbox.deadline import Deadline
+from coder_eval.sandbox.templates import SetupError
 
 
 @dataclass
@@ -46,26 +49,28 @@ class EvaluateOptions:
     replicate_index: int = 0
 
 
-def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
-    dirs = [root / "cli_mocks"] if (root / "cli_mocks").is_dir() else []
-    return dirs + [root / d for d in task.definition.sandbox.mock_path_dirs]
-
-
-def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
-    ref_dir = reference_source(task)
-    with staged_reference(ref_dir, task_file=task.source_file) as (staged, digest):
-        ctx = CheckContext(
-            root=root,
-            ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
-            task_dir=task.task_dir,
-            reference_dir=staged,
-            turns=None,
-            path_prepend=_path_prepend(root, task),
-            # a grade with no unit around it still ends its file reads within the task's timeout
-            deadline=Deadline(task.definition.run_limits.task_timeout),
-        )
-        verify_unchanged(staged, digest)
-        result = grade(list(task.definition.success_criteria), ctx)
+def _grade_tree(task: LoadedTask, root: Path, log: TaskLog, run_dir: Path) -> Grade:
+    """Grade `root` with the task's criteria, their commands inside the task's own sandbox driver."""
+    scratch = run_dir / SCRATCH_DIR
+    try:
+        with grading_sandbox(task, root, scratch, run_dir) as graded_in:
+            ctx = CheckContext(
+                root=root,
+                ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
+                task_dir=task.task_dir,
+                reference_dir=graded_in.reference,
+                turns=None,
+                environment=graded_in.sandbox.live,
+                command_dirs=graded_in.command_dirs,
+                # a grade with no unit around it still ends its file reads within the task's timeout
+                deadline=Deadline(task.definition.run_limits.task_timeout),
+            )
+            result = grade(list(task.definition.success_criteria), ctx)
+            graded_in.check_reference()
+    except SetupError as exc:
+        raise UsageError(f"cannot set up the task's sandbox to grade {root}: {exc}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     for r in result.results:
         log.add(f"[{r.outcome}] {r.criterion_type} score={r.score:.3f}: {r.description}")
         if r.details:
@@ -114,7 +119,7 @@ def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: 
         log.add(f"grading a copy at {root}")
     error: str | None = None
     try:
-        outcome = _grade_tree(task, root, log)
+        outcome = _grade_tree(task, root, log, run_dir)
         status, score = outcome.status, outcome.weighted_score
         results = outcome.results
         if outcome.problems:
@@ -162,8 +167,8 @@ class EvaluateOutcome:
 def pick_task(task_file: Path, row: str | None) -> LoadedTask:
     if task_file.is_dir():
         raise UsageError(f"{task_file} is a directory; pass one task YAML file")
-    task, raw = load_task_file(task_file)
-    tasks = expand_dataset(task, raw, task_file)
+    loaded = read_task_file(task_file)
+    tasks = expand_dataset(loaded.definition, loaded.raw, task_file, warnings=tuple(loaded.warnings))
     if row is not None:
         match = [t for t in tasks if t.row_id == row]
         if not match:
@@ -177,11 +182,21 @@ def pick_task(task_file: Path, row: str | None) -> LoadedTask:
 
 
 def run_evaluate(
-    task_file: Path, workdir: Path, *, run_dir: Path | None, in_place: bool, preserve: bool, row: str | None
+    task_file: Path,
+    workdir: Path,
+    *,
+    run_dir: Path | None,
+    in_place: bool,
+    preserve: bool,
+    row: str | None,
+    driver: str | None = None,
 ) -> EvaluateOutcome:
     if not workdir.is_dir():
         raise UsageError(f"work directory {workdir} does not exist or is not a directory")
     task = pick_task(task_file, row)
+    if driver is not None:  # the operator's choice of where the grading commands run
+        sandbox = task.definition.sandbox.model_copy(update={"driver": driver})
+        task = replace(task, definition=task.definition.model_copy(update={"sandbox": sandbox}))
     runs_root = Path(DEFAULT_RUNS_DIR)
     target = run_dir or default_run_dir(runs_root, new_run_id())
     if target.resolve() == workdir.resolve() or workdir.resolve() in target.resolve().parents:

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coder_eval.agents.base import create_agent
 from coder_eval.agents.claude_code import CLAUDE_CODE, ClaudeCodeConfig
 from coder_eval.agents.claude_code.options import find_cli
 from coder_eval.agents.errors import AgentError
+from coder_eval.agents.factory import create_agent
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.judges.model_ids import bedrock_model_id, direct_model_id
 from coder_eval.judges.services import Channel, JudgeAgentRequest, JudgeAgentRun, JudgeServices

@@ -12,15 +12,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from coder_eval.agents.base import Agent, create_agent
+from coder_eval.agents.base import Agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.factory import create_agent
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
-from coder_eval.engine.control_checks import cut_off_from_harness
 from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
@@ -31,13 +31,13 @@ from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
-from coder_eval.engine.task_view import task_view
+from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
+from coder_eval.engine.unit_sandbox import note_limits, unit_sandbox_config, unit_tools
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
-from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
@@ -79,6 +79,8 @@ class UnitState:
     env_info: dict[str, Any] = field(default_factory=dict)
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
     secret_hits: list[str] = field(default_factory=list)
+    task_view: Path | None = None
+    """The shared TASK_DIR view this unit's commands were shown, checked again when it ends."""
 
     judges: JudgeServices | None = None
     early_stop: EarlyStopInfo | None = None
@@ -123,10 +125,31 @@ def _reference_dir(unit: RunUnit) -> Path | None:
     return reference_source(unit.task)
 
 
-def _share_task_dir(sandbox: Sandbox, unit: RunUnit, run_dir: Path) -> dict[str, str]:
-    """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's)."""
+def _share_task_dir(state: UnitState, sandbox: Sandbox, run_dir: Path) -> dict[str, str]:
+    """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's).
+
+    The view is shared by the run's units, so it is checked before it is shown (a changed one is
+    replaced) and again after the unit's grading (`_check_task_view`).
+    """
+    unit = state.unit
     view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    try:
+        verify_view(view)
+    except TaskViewTamperedError as exc:
+        state.log.add(f"{exc}; this unit gets a fresh copy")
+        view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    state.task_view = view
     return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
+
+
+def _check_task_view(state: UnitState) -> None:
+    """A unit whose commands changed the shared task view has a grade nobody can trust."""
+    if state.task_view is None:
+        return
+    try:
+        verify_view(state.task_view)
+    except TaskViewTamperedError as exc:
+        state.fail(FinalStatus.ERROR, f"{exc} while this unit ran; its grade cannot be trusted")
 
 
 def _agent_config(unit: RunUnit) -> BaseAgentConfig:
@@ -191,6 +214,7 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     state.log.add(f"sandbox ready at {sandbox.workspace}")
     for withheld in withheld_credentials(passthrough=sandbox.config.passthrough()):
         state.log.add(withheld.message())
+    note_limits(sandbox, state.env_info, state.log)
     if not state.unit.task.definition.pre_run:
         return None
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
@@ -214,7 +238,7 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
 
 def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[CommandResult], str | None]:
     """pre_run with TASK_DIR shared for its duration only (one worker-thread hop for all three steps)."""
-    env = _share_task_dir(sandbox, state.unit, run_dir)
+    env = _share_task_dir(state, sandbox, run_dir)
     try:
         return run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
     finally:
@@ -232,7 +256,7 @@ def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: s
     definition = state.unit.task.definition
     commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
     # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
-    inner = _share_task_dir(sandbox, state.unit, options.run_dir) if commands else {}
+    inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
     if reference is not None:
         inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
     try:
@@ -254,7 +278,7 @@ def _grade_shared(
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:
-            diagnostic = [c for c in definition.success_criteria if c.reads_files_only]
+            diagnostic = [c for c in definition.success_criteria if c.runs_after_failure]
             state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
     elif options.grade and state.grade is None:
         state.grade = grade(list(definition.success_criteria), ctx)
@@ -268,7 +292,7 @@ def _grade_shared(
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     state.judges = judge_services(state.unit, options.model_link, state.unit.directory(options.run_dir))
-    if any(c.type == "agent_judge" for c in state.unit.task.definition.success_criteria):
+    if any(c.type == "agent_judge" and not c.is_disabled for c in state.unit.task.definition.success_criteria):
         from coder_eval.engine.judge_agent import JudgeAgentRunner  # Claude Code's modules, only when judged by it
 
         state.judges.agent_runner = JudgeAgentRunner(sandbox, state.judges, state.unit.task_id)
@@ -280,10 +304,14 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
     # Every process the agent left (detached ones too) ends before the reference exists anywhere.
     sandbox.kill_processes()
+    breach = sandbox.limit_breach()
+    if breach is not None:
+        state.fail(FinalStatus.ERROR, breach)
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
         _grade(state, sandbox, reference, digest, options)
+    _check_task_view(state)
 
 
 def _finish_and_record(
@@ -295,49 +323,13 @@ def _finish_and_record(
         state.sandbox_path = sandbox.finish()
         for note in sandbox.request.notes:  # files a bounded copy left out, say
             state.log.add(note)
+        breach = sandbox.limit_breach()  # measured once more as the unit ended
+        if breach is not None:
+            state.fail(FinalStatus.ERROR, breach)
         state.secret_hits = scan_artifacts(state.sandbox_path)
         if state.secret_hits:
             state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
     return build_result(state, options, out_dir, record)
-
-
-def _tools(unit: RunUnit) -> tuple[str, ...]:
-    """What the agent needs to see read-only in sandboxes that show the host selectively: its CLI, its plugins."""
-    paths = [p.path for p in unit.agent.plugins]
-    cli = getattr(unit.agent, "cli_path", None)
-    try:
-        found = agent_kind(unit.agent.type).binary
-        cli = cli or (found.locate() if found is not None else None)
-    except LookupError:
-        pass
-    if cli:
-        paths += [str(_install_root(Path(cli).absolute())), str(_install_root(Path(cli).resolve()))]
-    return tuple(dict.fromkeys(str(Path(p).absolute()) for p in paths))
-
-
-def _install_root(cli: Path) -> Path:
-    """The directory holding a CLI's installation: its `bin/`'s parent for a dedicated prefix, else its own."""
-    parent = cli.parent
-    shared = {Path.home(), Path.home() / ".local", Path("/usr"), Path("/usr/local"), Path("/")}
-    if parent.name == "bin" and parent.parent not in shared:
-        return parent.parent
-    return parent
-
-
-def _sandbox_config(state: UnitState) -> SandboxConfig:
-    """The unit's sandbox settings; `auto` means tempdir for an agent whose harness needs the host's loopback."""
-    definition = state.unit.task.definition
-    try:
-        kind = agent_kind(state.unit.agent.type)
-    except LookupError:
-        return definition.sandbox
-    if kind.loopback_harness and definition.sandbox.driver == "auto" and cut_off_from_harness(definition, "auto"):
-        state.log.add(
-            f"sandbox driver auto runs {kind.name} under tempdir (not a security boundary): its harness is "
-            "reached over a loopback port that a network-isolated namespace would cut off"
-        )
-        return definition.sandbox.model_copy(update={"driver": "tempdir"})
-    return definition.sandbox
 
 
 def _fresh_dir(path: Path) -> None:
@@ -358,11 +350,13 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
         f"task {unit.task_id} (variant {unit.variant_id}, replicate {unit.replicate_index:02d}), "
         f"agent {unit.agent.type}"
     )
+    for warning in unit.task.warnings:  # what the task file says that was ignored or read in a legacy form
+        state.log.add(f"warning: {unit.task.source_file.name}: {warning.render()}")
     sandbox: Sandbox | None = None
     watchdog: Watchdog | None = None
     try:
         sandbox = Sandbox(
-            _sandbox_config(state),
+            unit_sandbox_config(unit, state.log),
             task_dir=unit.task.task_dir,
             task_file=unit.task.source_file,
             artifacts_dir=out_dir / ARTIFACTS_DIR,
@@ -370,7 +364,8 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             base_env=None,
             scratch=options.run_dir / SCRATCH_DIR,
             deadline=deadline,
-            tools=_tools(unit),
+            tools=unit_tools(unit, options.run_dir),
+            runs_agent=unit.agent.type != "none",
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await _run_in_sandbox(state, sandbox, options)

@@ -81,4 +81,24 @@ def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
     fallback = fallback_warning({t.sandbox.driver for t in tasks})
     if fallback is not None:
         warnings.append(fallback)
+    warnings.extend(_unenforced_limits(tasks, on_tempdir=fallback is not None))
     return warnings
+
+
+def _unenforced_limits(tasks: list[TaskDefinition], *, on_tempdir: bool) -> list[str]:
+    """Limits a task sets that its driver will not enforce: said before the run, never pretended."""
+    out = []
+    for task in tasks:
+        driver = task.sandbox.driver
+        if driver == "bubblewrap" or (driver == "auto" and not on_tempdir):
+            from coder_eval.sandbox.unit_limits import unenforced
+
+            out += [f"task {task.task_id!r}: {note}" for note in unenforced(task.sandbox.limits)]
+        if driver == "tempdir" or (driver == "auto" and on_tempdir):
+            names = task.sandbox.limits.set_by_task()
+            if names:
+                out.append(
+                    f"task {task.task_id!r} sets sandbox.limits {', '.join(names)}, which the tempdir driver does not "
+                    "enforce (only run_limits.task_timeout and limits.timeout bind there); use bubblewrap or docker"
+                )
+    return out

@@ -29,6 +29,8 @@ def pinned_models(units: list[RunUnit]) -> list[str | None]:
     for unit in units:
         models.append(unit.agent.model)
         for criterion in unit.task.definition.success_criteria:
+            if criterion.is_disabled:
+                continue
             if isinstance(criterion, LlmJudgeCriterion):
                 models.append(criterion.model or DEFAULT_JUDGE_MODEL)
             elif isinstance(criterion, AgentJudgeCriterion):

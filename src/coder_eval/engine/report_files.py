@@ -35,6 +35,7 @@ from coder_eval.records.layout import (
     find_task_results,
     suite_dir,
 )
+from coder_eval.records.legacy import conversion_lines
 from coder_eval.records.store import read_run_summary, read_task_result, read_task_results
 from coder_eval.records.summary import SummaryBuilder, list_spliced_chunks, nested_json, row_json, run_json_chunks
 
@@ -251,39 +252,50 @@ def suite_gates_on_disk(run_dir: Path, paths: list[Path] | None = None) -> list[
     return suite_gate_entries(rollups)
 
 
-def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
-    """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
+def with_conversions(summary: RunSummary, results: list[EvaluationResult]) -> RunSummary:
+    """`summary` naming every conversion its records needed (a reference run.json records none)."""
+    lines = [*summary.record_conversions]
+    lines += [line for line in conversion_lines(r.record_notes for r in results) if line not in lines]
+    return summary.model_copy(update={"record_conversions": lines}) if lines else summary
+
+
+def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path], list[str]]:
+    """Markdown goes to stdout (returned) unless `output`; html and junit are written to files.
+
+    The third value lists the conversions records in another format needed (also in the report)."""
     _check_run_dir(run_dir)
     summary = read_run_summary(run_dir)
     found = find_run_files(run_dir, TASK_JSON, SUITE_JSON)  # one walk for both kinds of record
     results, _warnings = read_task_results(run_dir, [p for p in found if p.name == TASK_JSON])
+    summary = with_conversions(summary, results)
+    notes = summary.record_conversions
     if fmt == "md":
         from coder_eval.reports.markdown import render_run_markdown
 
         text = render_run_markdown(summary, results)
         if output is None:
-            return text, []
+            return text, [], notes
         write_text_atomic(output, text)
-        return None, [output]
+        return None, [output], notes
     if fmt == "junit":
         target = output or run_dir / "junit.xml"
         gates = suite_gates_on_disk(run_dir, [p for p in found if p.name == SUITE_JSON])
         write_text_atomic(target, junit_text(run_dir, summary, results, gates))
-        return None, [target]
+        return None, [target], notes
     from coder_eval.reports.html import render_run_html, render_task_html
 
     written: list[Path] = []
     paths = find_task_results(run_dir)
     if output is not None and len(paths) == 1:
         write_text_atomic(output, render_task_html(read_task_result(paths[0])))
-        return None, [output]
+        return None, [output], notes
     for path in paths:
         target = path.with_name("task.html")
         write_text_atomic(target, render_task_html(read_task_result(path)))
         written.append(target)
     run_html = output or run_dir / "run.html"
     write_text_atomic(run_html, render_run_html(summary, results))
-    return None, [run_html, *written]
+    return None, [run_html, *written], notes
 
 
 def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]]:

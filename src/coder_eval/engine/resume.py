@@ -70,8 +70,10 @@ def _changed_message(changed: list[tuple[RunUnit, list[str]]], run_dir: Path) ->
 def clear_leftovers(run_dir: Path) -> None:
     """Drop the live workspaces and temporary files an interrupted run left behind."""
     from coder_eval.engine.task_view import remove_views
+    from coder_eval.sandbox.unit_limits import drain_cgroups
 
     remove_views()
+    drain_cgroups()  # cgroups of finished units the kernel had not emptied yet
     shutil.rmtree(run_dir / SCRATCH_DIR, ignore_errors=True)
     # Half-written records (`.name.<hex>.tmp`) sit beside records, never inside a preserved
     # workspace, so those (which can hold whole dependency trees) are not walked.

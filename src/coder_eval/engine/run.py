@@ -24,6 +24,7 @@ from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
+from coder_eval.loading.compat import LoadWarning
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
@@ -138,7 +139,7 @@ def _judged_by_a_model(unit: RunUnit) -> bool:
 
     definition = unit.task.definition
     simulated = definition.simulation is not None and definition.simulation.enabled
-    return simulated or any(c.type in JUDGE_TYPES for c in definition.success_criteria)
+    return simulated or any(c.type in JUDGE_TYPES and not c.is_disabled for c in definition.success_criteria)
 
 
 def _load_agents(units: list[RunUnit]) -> None:
@@ -165,7 +166,7 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
     out = []
     for unit, prior in owed:
         try:
-            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir)))
+            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir), run_dir))
         except RegradeError as exc:
             note = f"grading on resume failed: {exc}"
             out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))
@@ -178,6 +179,7 @@ def run_pipeline(
     """Run (or execute) every selected task; records are written as each unit finishes."""
     started = datetime.now(UTC)
     report = load_tasks(request.paths, request.select)
+    show_load_warnings(report.warnings)
     inputs = PlanInputs(
         request.experiment, request.sets, request.model, request.driver, request.type_override, request.repeats
     )
@@ -268,6 +270,15 @@ def run_pipeline(
     outcome._grading = request.grade
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     return outcome
+
+
+def show_load_warnings(warnings: dict[Path, list[LoadWarning]]) -> None:
+    """Print what the task files say that loads but is ignored or read in a legacy form, on stderr."""
+    import sys
+
+    for path, found in warnings.items():
+        for warning in found:
+            print(f"warning: {path}: {warning.render()}", file=sys.stderr)
 
 
 def _held(results: Iterable[EvaluationResult]) -> HeldResults:

@@ -7,12 +7,21 @@ task's reference directory, symlinks (which could lead anywhere on the host) and
 ignore patterns (.git, .venv, caches). It is made once per task per process, in a private
 temporary directory outside the run directory, files and directories read-only, and removed when
 the run ends.
+
+Units share one view, so it is checked like the reference: what each entry was when the view was
+made (inode, size, mode, modification and change times; a change time cannot be set back by an
+ordinary process) is kept, and `verify_view` compares before a unit is shown the view and after
+its grading. Under bubblewrap and docker the view is mounted read-only and nothing inside can
+write it; under tempdir, where a unit runs as the harness's user, a changed view ends that unit
+ERROR and the next unit gets a fresh copy.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -58,6 +67,56 @@ def _read_only(root: Path) -> None:
         Path(here).chmod(0o555)
 
 
+class TaskViewTamperedError(Exception):
+    """The shared task view changed after it was made (a unit wrote into TASK_DIR)."""
+
+
+Signature = dict[str, tuple[int, int, int, int, int]]
+_signatures: dict[Path, Signature] = {}
+
+
+def _signature(view: Path) -> Signature:
+    out: Signature = {}
+    for here, dirs, files in os.walk(view):
+        for name in [".", *dirs, *files]:
+            path = os.path.join(here, name)
+            info = os.lstat(path)
+            key = os.path.relpath(path, view)
+            out[key] = (info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns)
+    return out
+
+
+def verify_view(view: Path) -> None:
+    """Raise TaskViewTamperedError (and forget the view, so it is made again) if it changed."""
+    expected = _signatures.get(view)
+    if expected is None:
+        return
+    try:
+        found = _signature(view)
+    except OSError:
+        found = {}
+    if found != expected:
+        changed = sorted(set(found) ^ set(expected) | {k for k in found if k in expected and found[k] != expected[k]})
+        _forget(view)
+        raise TaskViewTamperedError(f"the shared task view (TASK_DIR) was modified: {', '.join(changed[:5])}")
+
+
+def _forget(view: Path) -> None:
+    """Set a changed view aside (a unit running now may still read it); the next unit gets a new one."""
+    with _lock:
+        for key in [k for k, v in _made.items() if v == view]:
+            del _made[key]
+        _signatures.pop(view, None)
+        with contextlib.suppress(OSError):
+            view.rename(view.with_name(f"{view.name}.changed-{secrets.token_hex(4)}"))
+
+
+def _writable(root: Path) -> None:
+    for here, _dirs, _files in os.walk(root):
+        with contextlib.suppress(OSError):
+            Path(here).chmod(0o755)
+
+
 _made: dict[tuple[Path, Path | None, Path, str], Path] = {}
 """Views already made, by the arguments (and working directory) they were asked with: every unit of
 a dataset asks for the same one, and resolving three paths each time is most of the cost."""
@@ -90,6 +149,7 @@ def _make_view(task_dir: Path, reference: Path | None, run_dir: Path) -> Path:
             _copy(task_dir, partial, hidden, IgnoreRules.with_overrides([]))
             _read_only(partial)
             partial.rename(view)
+            _signatures[view] = _signature(view)
     return view
 
 
@@ -99,8 +159,8 @@ def remove_views() -> None:
     with _lock:
         root, _root = _root, None
         _made.clear()
+        _signatures.clear()
     if root is None or not root.exists():
         return
-    for here, _dirs, _files in os.walk(root):
-        Path(here).chmod(0o755)
+    _writable(root)
     shutil.rmtree(root, ignore_errors=True)

@@ -10,8 +10,9 @@ from pathlib import Path
 from coder_eval.engine.preflight import environment_warnings
 from coder_eval.errors import TaskConfigError
 from coder_eval.loading.discovery import discover_task_files
-from coder_eval.loading.loader import LoadedTask, expand_dataset, load_task_file
+from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.loading.static_checks import task_problems, task_warnings
+from coder_eval.models.criteria_judges import SystemOneJudgeCriterion
 from coder_eval.models.task import TaskDefinition
 
 
@@ -42,12 +43,13 @@ class PlanReport:
 def plan_file(path: Path) -> FilePlan:
     out = FilePlan(path)
     try:
-        task, raw = load_task_file(path)
+        loaded = read_task_file(path)
+        task = loaded.definition
         problems = task_problems(task, path.parent.resolve())
         if problems:
             raise TaskConfigError(path, problems)
-        out.tasks = expand_dataset(task, raw, path)
-        out.warnings = task_warnings(task)
+        out.tasks = expand_dataset(task, loaded.raw, path, warnings=tuple(loaded.warnings))
+        out.warnings = [w.render() for w in loaded.warnings] + task_warnings(task)
         out.notes = judge_notes(task)
     except TaskConfigError as exc:
         out.error = exc
@@ -68,8 +70,18 @@ def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
     route = task.checker_context.api_route if task.checker_context else None
     notes = []
     for i, crit in enumerate(task.success_criteria):
-        if crit.type in JUDGE_TYPES and crit.type not in CHECKERS:  # a plugin's spec without its checker
+        if crit.is_disabled:
+            notes.append(f"success_criteria[{i}] {crit.type}: disabled (enabled: false); scores 1.0, no model call")
+        elif crit.type in JUDGE_TYPES and crit.type not in CHECKERS:  # a plugin's spec without its checker
             notes.append(f"success_criteria[{i}] {crit.type}: this installation cannot grade it (not evaluated)")
+        elif isinstance(crit, SystemOneJudgeCriterion) and crit.base_url and chosen != "script":
+            key = crit.api_key_env
+            how = "relayed by the run's gateway" if chosen != "bedrock" else "called directly (no gateway)"
+            sent = f"key from ${key}" if key else "no key sent"
+            notes.append(
+                f"success_criteria[{i}] {crit.type}: under -b {chosen}, calls its own endpoint {crit.base_url} "
+                f"({how}; {sent})"
+            )
         elif crit.type in JUDGE_TYPES:
             where = describe_judge_route(chosen, route, crit.type)
             notes.append(f"success_criteria[{i}] {crit.type}: under -b {chosen}, {where}")

@@ -145,8 +145,8 @@ def _environment(unit: RunUnit, target: Path, workdir: str) -> None:
     lines.append(f"COPY {WORKSPACE_DIR}/ {workdir}/")
     if d.sandbox.python and d.sandbox.python.env_packages:
         lines.append("RUN python3 -m pip install " + " ".join(f"'{p}'" for p in d.sandbox.python.env_packages))
-    if d.sandbox.node and d.sandbox.node.packages:
-        lines.append("RUN npm install -g " + " ".join(f"'{p}'" for p in d.sandbox.node.packages))
+    if d.sandbox.node and d.sandbox.node.specifiers:
+        lines.append("RUN npm install -g " + " ".join(f"'{p}'" for p in d.sandbox.node.specifiers))
     lines += [f"RUN {command.command}" for command in d.pre_run]
     (target / "Dockerfile").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

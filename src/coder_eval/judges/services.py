@@ -110,6 +110,24 @@ class RouteOpener(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """A judge's own Messages-compatible endpoint (system_one_judge's base_url), its key and time limit."""
+
+    base_url: str
+    api_key_env: str | None = None
+    timeout: float | None = None
+
+    def transport(self) -> MessagesHttp:
+        """The endpoint as a transport, priced from the rate card (the key is read here, never from the task)."""
+        key = ""
+        if self.api_key_env is not None:
+            key = os.environ.get(self.api_key_env, "")
+            if not key:
+                raise JudgeUnavailableError(f"api_key_env names ${self.api_key_env}, which is not set")
+        return MessagesHttp(self.base_url, key, name="endpoint", priced_here=True, timeout_cap=self.timeout)
+
+
 @dataclass
 class Channel:
     """One judge check's way to its model."""
@@ -189,20 +207,28 @@ class JudgeServices:
         *,
         workdir: str | None = None,
         model: str | None = None,
+        endpoint: Endpoint | None = None,
     ) -> Iterator[Channel]:
         """A channel for one check of `spec`; `source` answers it under `-b script`.
 
         With a gateway, single-call judges routed to Bedrock or litellm still call their own gateway
         route, which relays to that provider (and records, prices and replays the call); a judge
-        agent on Bedrock, or any judge under `-b bedrock` (no gateway), calls the provider itself."""
-        way = judge_way(self.backend, self.api_route)
-        relayed = way in ("bedrock", "litellm") and self.opener is not None and spec.type != "agent_judge"
+        agent on Bedrock, or any judge under `-b bedrock` (no gateway), calls the provider itself.
+        A judge with its own `endpoint` is relayed there the same way (scripted under `-b script`)."""
+        own = endpoint is not None and self.backend != "script"
+        way = "endpoint" if own else judge_way(self.backend, self.api_route)
+        relayed = way in ("bedrock", "litellm", "endpoint") and self.opener is not None and spec.type != "agent_judge"
         label = "gateway (script)" if self.backend == "script" else (f"gateway ({way})" if relayed else way)
         self.info.setdefault("judge_transport", label)
+        if way == "endpoint" and endpoint is not None and self.opener is None:
+            yield Channel(_Metered(endpoint.transport(), self.spend, "judge"), way="endpoint")
+            return
         if way == "gateway" or relayed:
             if self.opener is None:
                 raise JudgeUnavailableError("no model gateway is running for this unit")
-            upstream = self._upstream(way, spec) if relayed and self.opener.mode in ("direct", "record") else None
+            upstream = (
+                self._upstream(way, spec, endpoint) if relayed and self.opener.mode in ("direct", "record") else None
+            )
             if way == "gateway" and self.opener.mode in ("direct", "record") and not self.opener.has_anthropic_key:
                 raise JudgeUnavailableError(
                     f"{spec.type} needs ANTHROPIC_API_KEY under -b {self.opener.mode} (the judge calls Anthropic "
@@ -224,8 +250,10 @@ class JudgeServices:
             return
         yield self._direct_channel(way, spec)
 
-    def _upstream(self, way: str, spec: BaseCriterion) -> Transport:
+    def _upstream(self, way: str, spec: BaseCriterion, endpoint: Endpoint | None = None) -> Transport:
         """The provider a relayed judge route calls (credentials read here, never from the task)."""
+        if endpoint is not None:
+            return endpoint.transport()
         if way == "litellm":
             if spec.type != "llm_judge":
                 raise JudgeUnavailableError(f"route: litellm drives llm_judge only, not {spec.type}")

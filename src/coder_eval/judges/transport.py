@@ -138,12 +138,15 @@ class MessagesHttp:
     name: str = "gateway"
     priced_here: bool = False
     """True when no gateway prices the call, so the transport prices it from the rate card."""
+    timeout_cap: float | None = None
+    """A limit of the endpoint's own (a judge's timeout_seconds) below the request's, when set."""
 
     def call(self, request: ModelCall) -> ModelAnswer:
         model = direct_model_id(request.model)
         headers = {"x-api-key": self.api_key, "anthropic-version": ANTHROPIC_VERSION}
         url = self.base_url.rstrip("/") + "/v1/messages"
-        answer = _parse_anthropic(_post_json(url, _anthropic_body(request, model), headers, request.timeout), model)
+        timeout = min(request.timeout, self.timeout_cap) if self.timeout_cap is not None else request.timeout
+        answer = _parse_anthropic(_post_json(url, _anthropic_body(request, model), headers, timeout), model)
         if self.priced_here:
             answer.cost_usd = calculate_cost(answer.model, answer.input_tokens, answer.output_tokens)
         return answer

@@ -39,7 +39,7 @@ class DynamicOptions:
 
 
 def calls_a_model(criterion: BaseCriterion) -> bool:
-    return isinstance(criterion, JudgeContextFields | UipathEvalCriterion)
+    return isinstance(criterion, JudgeContextFields | UipathEvalCriterion) and not criterion.is_disabled
 
 
 def _without_model_criteria(task: LoadedTask) -> LoadedTask | None:

@@ -65,6 +65,14 @@ RULES: dict[str, Rule] = {
             "Add a post_run command that stops what pre_run started (kill the PID it recorded).",
         ),
         Rule(
+            "CE107",
+            "ignored-or-legacy-key",
+            "warning",
+            "The task file has a key this version ignores (unknown or no longer used) or a legacy form it "
+            "reads under another name.",
+            "Fix the key's spelling or remove it; `coder-eval migrate FILE` rewrites legacy forms and stale keys.",
+        ),
+        Rule(
             "CE201",
             "passes-without-agent",
             "error",

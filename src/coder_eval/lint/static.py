@@ -156,5 +156,18 @@ def static_findings(tasks: list[LoadedTask]) -> list[Finding]:
                 continue
             seen_suites.add(task.source_file)
         found.extend(_task_rules(task, lines))
+        found.extend(_load_warnings(task))
     found.extend(_duplicates(tasks, lines))
     return found
+
+
+def _load_warnings(task: LoadedTask) -> Iterable[Finding]:
+    """CE107: what the loader dropped or read in a legacy form (once per file, like the other rules)."""
+    for warning in task.warnings:
+        yield finding(
+            "CE107",
+            file=str(task.source_file),
+            line=warning.line or 1,
+            task_id=task.suite_id if task.suite_id is not None else task.task_id,
+            message=warning.render(),
+        )

@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from coder_eval.errors import TaskConfigError
+from coder_eval.errors import Problem, TaskConfigError
+from coder_eval.loading.compat import LoadWarning, lenient_top_level
 from coder_eval.loading.dataset import check_row_ids, read_rows, row_document
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.problems import validation_problems
@@ -31,6 +32,8 @@ class LoadedTask:
     suite_id: str | None = None
     row_id: str | None = None
     row: dict[str, Any] | None = None
+    warnings: tuple[LoadWarning, ...] = ()
+    """What the task file says that loads, but not as written (ignored keys, legacy forms)."""
 
     @property
     def task_id(self) -> str:
@@ -68,26 +71,72 @@ class LoadReport:
     files: list[Path] = field(default_factory=list)
     unselected: list[Path] = field(default_factory=list)
     """Valid task files left out by --tags / --exclude-tags."""
+    warnings: dict[Path, list[LoadWarning]] = field(default_factory=dict)
+    """Per loaded file: keys ignored and legacy forms read (shown by run and lint)."""
 
 
-def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskDefinition:
-    """Validate one parsed YAML document as a task, reporting every problem at once."""
+@dataclass(frozen=True)
+class TaskFile:
+    """One validated task file: the task, the mapping it was validated from, and its load warnings."""
+
+    definition: TaskDefinition
+    raw: dict[str, Any]
+    warnings: list[LoadWarning]
+
+
+def check_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskFile:
+    """Validate one parsed YAML document as a task, reporting every problem at once.
+
+    Unknown top-level keys are dropped with a warning (see `loading/compat.py`); if the rest is
+    invalid, the dropped keys are listed among the problems, since a misspelt required key shows
+    up as both."""
     if not isinstance(raw, dict):
         kind = "empty" if raw is None else type(raw).__name__
         raise TaskConfigError.single(
             source, f"a task file must be a YAML mapping, not {kind}", "", "start with `task_id: my-task`"
         )
+    kept, warnings = lenient_top_level(raw, lines or {})
     try:
-        return TaskDefinition.model_validate(raw)
+        definition = TaskDefinition.model_validate(kept)
     except ValidationError as exc:
-        raise TaskConfigError(source, validation_problems(exc, raw, lines or {}, TaskDefinition)) from None
+        problems = validation_problems(exc, kept, lines or {}, TaskDefinition)
+        dropped = [
+            Problem(f"unknown key {w.field!r}", f"{w.field} (line {w.line})" if w.line else w.field, w.hint)
+            for w in warnings
+            if w.message.startswith("unknown top-level key")
+        ]
+        raise TaskConfigError(source, [*dropped, *problems]) from None
+    return TaskFile(definition, kept, warnings)
+
+
+def validate_document(raw: Any, source: Path, lines: LineMap | None = None) -> TaskDefinition:
+    """The task a parsed YAML document describes (its load warnings dropped; see `check_document`)."""
+    return check_document(raw, source, lines).definition
+
+
+def read_task_file(path: Path) -> TaskFile:
+    """Parse and validate one task file, reading a task-level `initial_prompt_file` into the prompt.
+
+    The prompt file's text replaces the field in both the task and its mapping, so dataset rows
+    substitute `${row.x}` in it and the resolved record carries what the agent was told."""
+    raw, lines = read_yaml(path)
+    loaded = check_document(raw, path, lines)
+    prompt_file = loaded.definition.initial_prompt_file
+    if prompt_file is None:
+        return loaded
+    text = read_input_text(
+        path.parent / prompt_file, source=path, field="initial_prompt_file", what="initial_prompt_file"
+    )
+    definition = loaded.definition.model_copy(update={"initial_prompt": text, "initial_prompt_file": None})
+    mapping = {k: v for k, v in loaded.raw.items() if k != "initial_prompt_file"}
+    mapping["initial_prompt"] = text
+    return TaskFile(definition, mapping, loaded.warnings)
 
 
 def load_task_file(path: Path) -> tuple[TaskDefinition, dict[str, Any]]:
-    """Parse and validate one task file; returns the task and its raw mapping."""
-    raw, lines = read_yaml(path)
-    task = validate_document(raw, path, lines)
-    return task, raw
+    """Parse and validate one task file; returns the task and its raw mapping (see `read_task_file`)."""
+    loaded = read_task_file(path)
+    return loaded.definition, loaded.raw
 
 
 def _tag_matches(tag: str, patterns: list[str]) -> bool:
@@ -142,12 +191,16 @@ def _has_unexpanded_var(text: str) -> bool:
 
 
 def expand_dataset(
-    task: TaskDefinition, raw: dict[str, Any], source: Path, options: SelectOptions | None = None
+    task: TaskDefinition,
+    raw: dict[str, Any],
+    source: Path,
+    options: SelectOptions | None = None,
+    warnings: tuple[LoadWarning, ...] = (),
 ) -> list[LoadedTask]:
     """One LoadedTask per (sampled) row; a task without a dataset yields itself."""
     task = resolve_host_paths(task, source.parent.resolve(), source)
     if task.dataset is None:
-        return [LoadedTask(task, source)]
+        return [LoadedTask(task, source, warnings=warnings)]
     options = options or SelectOptions()
     rows = read_rows(task.dataset, source.parent, source)
     check_row_ids(task.task_id, rows, task.dataset.id_field, source)
@@ -172,7 +225,7 @@ def expand_dataset(
             for p in problems:
                 p.message = f"row {rid!r}: {p.message}"
             raise TaskConfigError(source, problems) from None
-        out.append(LoadedTask(definition, source, suite_id=task.task_id, row_id=rid, row=row))
+        out.append(LoadedTask(definition, source, suite_id=task.task_id, row_id=rid, row=row, warnings=warnings))
     return out
 
 
@@ -214,7 +267,8 @@ def load_tasks(paths: list[str], options: SelectOptions | None = None, *, cwd: P
     seen_ids: dict[str, Path] = {}
     for path in report.files:
         try:
-            task, raw = load_task_file(path)
+            loaded = read_task_file(path)
+            task, raw = loaded.definition, loaded.raw
             if task.task_id in seen_ids:
                 raise TaskConfigError.single(
                     path,
@@ -226,13 +280,15 @@ def load_tasks(paths: list[str], options: SelectOptions | None = None, *, cwd: P
             problems = task_problems(task, path.parent.resolve())  # the same checks as `plan`
             if problems:
                 raise TaskConfigError(path, problems)
+            if loaded.warnings:
+                report.warnings[path] = loaded.warnings
             if task.skip and not options.include_skipped:
                 report.skipped.append(SkippedTask(path=str(path), reason="skip: true (use --include-skipped)"))
                 continue
             if not is_selected(task, options):
                 report.unselected.append(path)
                 continue
-            report.tasks.extend(expand_dataset(task, raw, path, options))
+            report.tasks.extend(expand_dataset(task, raw, path, options, tuple(loaded.warnings)))
         except TaskConfigError as exc:
             report.errors.append(exc)
     return report

@@ -7,7 +7,7 @@ class registered for its `type`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -42,6 +42,15 @@ class BaseAgentConfig(StrictModel):
     system_prompt_file: str | None = Field(
         None, description="File (relative to the task YAML) read into system_prompt."
     )
+    context_window: int | None = Field(
+        None,
+        ge=1,
+        description="Cap, in tokens, on the context the agent's harness plans for (compaction, what is "
+        "left); only kinds that can pass it on accept it (codex, pi), the others refuse it at load.",
+    )
+
+    accepts_context_window: ClassVar[bool] = False
+    """A kind whose CLI can be told `context_window` sets this; any other refuses the field at load."""
 
     @field_validator("system_prompt")
     @classmethod
@@ -54,6 +63,11 @@ class BaseAgentConfig(StrictModel):
             raise ValueError("system_prompt and system_prompt_file are mutually exclusive")
         if self.system_prompt_mode == "replace" and not (self.system_prompt or self.system_prompt_file):
             raise ValueError("system_prompt_mode: replace needs a non-blank system_prompt or system_prompt_file")
+        if self.context_window is not None and not type(self).accepts_context_window:
+            raise ValueError(
+                f"agent type {self.type!r} cannot be given a context_window (its harness has no setting for it); "
+                "remove context_window, or use an agent kind that takes one (codex, pi)"
+            )
         return self
 
 

@@ -88,10 +88,30 @@ def criterion_spec(kind: str) -> type[BaseCriterion] | None:
     return CRITERION_SPECS.find(kind)
 
 
+LEGACY_CRITERION_ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "command_not_executed": ("command_executed", {"min_count": 0, "max_count": 0}),
+}
+"""Criterion types the reference system once had -> (the type they mean, the values they force).
+
+The forced values win over what the item says: a legacy `command_not_executed` with
+`min_count: 2` still means "never run". The loader warns about each use; `coder-eval migrate`
+rewrites them."""
+
+
+def unalias_criterion(value: dict[str, Any]) -> dict[str, Any]:
+    """The criterion mapping with a legacy alias type replaced by what it means (others unchanged)."""
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in LEGACY_CRITERION_ALIASES:
+        return value
+    target, forced = LEGACY_CRITERION_ALIASES[kind]
+    return {**value, "type": target, **forced}
+
+
 def parse_criterion(value: Any) -> Any:
     """Validate one raw criterion mapping against the spec registered for its `type`."""
     if isinstance(value, BaseCriterion) or not isinstance(value, dict):
         return value  # a non-mapping fails BaseCriterion's own validation with pydantic's message
+    value = unalias_criterion(value)
     kind = value.get("type")
     if not isinstance(kind, str):
         raise PydanticCustomError(
@@ -113,12 +133,19 @@ def parse_criterion(value: Any) -> Any:
 SuccessCriterion = Annotated[SerializeAsAny[BaseCriterion], BeforeValidator(parse_criterion)]
 """One entry of `success_criteria`: validated by the spec model its `type` names."""
 
+BaseSuccessCriterion = BaseCriterion
+"""The spec base under the name the reference system's plugin guide uses."""
+LiveSuccessCriterion = LiveCriterion
+"""The live (early-stop) spec base under the reference system's name."""
+
 __all__ = [
     "BUILTIN_CRITERIA",
     "CRITERION_SPECS",
     "DEFAULT_JUDGE_MODEL",
+    "LEGACY_CRITERION_ALIASES",
     "AgentJudgeCriterion",
     "BaseCriterion",
+    "BaseSuccessCriterion",
     "ClassificationMatchCriterion",
     "CliCalledCriterion",
     "CommandExecutedCriterion",
@@ -131,6 +158,7 @@ __all__ = [
     "JsonAssertion",
     "JsonCheckCriterion",
     "LiveCriterion",
+    "LiveSuccessCriterion",
     "LlmJudgeCriterion",
     "ReferenceComparisonCriterion",
     "RegexCheck",
@@ -145,4 +173,5 @@ __all__ = [
     "criterion_types",
     "parse_criterion",
     "spec_type",
+    "unalias_criterion",
 ]

@@ -48,6 +48,16 @@ class BaseCriterion(StrictModel):
     def is_gating(self) -> bool:
         return self.weight > 0
 
+    @property
+    def is_disabled(self) -> bool:
+        """True for a criterion switched off with `enabled: false` (the judge criteria have the switch)."""
+        return getattr(self, "enabled", True) is False
+
+    @property
+    def runs_after_failure(self) -> bool:
+        """True when the criterion also runs on the diagnostic path after an agent crash or timeout."""
+        return self.reads_files_only
+
     @model_validator(mode="after")
     def _informational_cannot_gate_suite(self) -> BaseCriterion:
         if self.weight == 0 and self.suite_thresholds:

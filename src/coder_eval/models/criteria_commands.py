@@ -24,6 +24,15 @@ class RunCommandCriterion(BaseCriterion):
     score_from_stdout: bool = Field(
         False, description="Read a 0.0-1.0 score from the first stdout line; later lines become details."
     )
+    read_only: bool = Field(
+        False,
+        description="Declares the command artifact-only (it reads the workspace, changes nothing): it then also "
+        "runs after an agent crash or timeout, recorded among the diagnostics and never scored there.",
+    )
+
+    @property
+    def runs_after_failure(self) -> bool:
+        return self.read_only
 
     @model_validator(mode="after")
     def _exclusive(self) -> RunCommandCriterion:

@@ -17,6 +17,11 @@ DEFAULT_JUDGE_MODEL = "anthropic.claude-sonnet-4-6"
 class JudgeContextFields(BaseCriterion):
     """What a judge is shown besides its prompt."""
 
+    enabled: bool = Field(
+        True,
+        description="false switches the judge off: no model call, a result scored 1.0 whose details say it "
+        "was not judged (as the reference system scores a disabled judge).",
+    )
     prompt: NonBlank = Field(description="Grading instructions shown to the judge.")
     files: list[str] = Field(
         default_factory=list,
@@ -132,6 +137,42 @@ class SystemOneJudgeCriterion(JudgeContextFields):
     questions: dict[str, RubricQuestion] = Field(min_length=1, description="Named rubric questions.")
     model: str | None = Field(None, description="Judge model id.")
     include_reference: bool = Field(False, description="Show the reference solution to the judge.")
+    scoring: Literal["expected", "argmax"] = Field(
+        "expected",
+        description="How an answer earns its credit when the judge gives a distribution over the options: "
+        "`expected` is the probability-weighted mean credit, `argmax` the credit of the likeliest option. "
+        "Without a distribution both use the answer given.",
+    )
+    base_url: str | None = Field(
+        None,
+        description="An Anthropic Messages-compatible endpoint the judge calls (relayed by the gateway, which "
+        "records and prices the call) instead of the run's default provider.",
+    )
+    api_key_env: NonBlank | None = Field(
+        None, description="Environment variable holding the key for base_url (sent as x-api-key); needs base_url."
+    )
+    timeout_seconds: float | None = Field(
+        None, gt=0, description="Seconds the judge call may take (default: the unit's turn_timeout, else 300)."
+    )
+    max_state_chars: int | None = Field(
+        None,
+        ge=1,
+        description="Cap on the whole context shown to the judge (files, output, tool calls, dialog) after the "
+        "per-block caps; the cut is marked in the prompt and noted in the details.",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("base_url must be an http:// or https:// URL")
+        return value
+
+    @model_validator(mode="after")
+    def _key_needs_endpoint(self) -> SystemOneJudgeCriterion:
+        if self.api_key_env is not None and self.base_url is None:
+            raise ValueError("api_key_env names the key for base_url; set base_url too (or drop api_key_env)")
+        return self
 
 
 class ReferenceComparisonCriterion(BaseCriterion):
@@ -140,7 +181,10 @@ class ReferenceComparisonCriterion(BaseCriterion):
     type: Literal["reference_comparison"] = "reference_comparison"
     agent_file: NonBlank = Field(description="Agent's file, sandbox-relative (a glob when no literal match).")
     reference_file: NonBlank = Field(description="File inside reference.directory to compare against.")
-    comparison_method: Literal["ast", "token", "complexity"] = Field("ast", description="Similarity method.")
+    comparison_method: Literal["ast", "token", "complexity", "ast_shape"] = Field(
+        "ast",
+        description="Similarity method: ast, token, complexity (as the reference system scores them) or ast_shape.",
+    )
     similarity_threshold: float = Field(0.8, ge=0.0, le=1.0, description="Minimum similarity that passes.")
     reads_files_only: ClassVar[bool] = True
 

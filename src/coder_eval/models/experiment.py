@@ -133,9 +133,28 @@ class ExperimentDefaults(StrictModel):
         default_factory=list, description="Mutations applied to every variant's prompt, before the variant's own."
     )
     repeats: int | None = Field(None, ge=1, description="Replicates per (task, variant) unless a variant says.")
+    driver: NonBlank | None = Field(
+        None, description="Sandbox driver for every variant (a variant's own driver wins); same as sandbox.driver."
+    )
+    template_sources: list[TemplateSource] = Field(
+        default_factory=list,
+        description="Sources applied after each task's own, before a variant's (template_dir relative to the "
+        "experiment file); same as sandbox.template_sources.",
+    )
 
     _agent = field_validator("agent")(_check_agent)
     _partials = field_validator("run_limits", "sandbox", "checker_context", "simulation")(_check_partial_block)
+
+    @model_validator(mode="after")
+    def _one_spelling(self) -> ExperimentDefaults:
+        sandbox = self.sandbox or {}
+        if self.driver is not None and "driver" in sandbox:
+            raise ValueError("defaults.driver and defaults.sandbox.driver say the same thing; keep one of them")
+        if self.template_sources and "template_sources" in sandbox:
+            raise ValueError(
+                "defaults.template_sources and defaults.sandbox.template_sources say the same thing; keep one of them"
+            )
+        return self
 
 
 class ExperimentVariant(StrictModel):

@@ -1,14 +1,17 @@
 """Host paths a task names (template_dir, extra_mounts) stay inside the task's tree unless allowed.
 
 The tree is the task directory (the YAML's) and its parent, so a suite's shared `../templates`
-works while `/etc`, `~/.ssh` or `../../..` do not. `sandbox.allow_host_paths: true` lifts the rule
-for tasks that really mean a host path. `plan` (static checks) and `run` (set-up) call the same
-function, so they agree.
+works while `/etc`, `~/.ssh` or `../../..` do not. A `template_dir` may also lie anywhere in the
+repository that holds the task file (the git work tree around it), as suites written for the
+reference system keep shared templates at the repository's root. `sandbox.allow_host_paths: true`
+lifts the rule for tasks that really mean a host path. `plan` (static checks) and `run` (set-up)
+call the same function, so they agree.
 """
 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from coder_eval.models.sandbox import SandboxConfig, TemplateDirSource
@@ -24,16 +27,39 @@ def task_tree(task_dir: Path) -> list[Path]:
     return roots
 
 
-def confined(raw: str, task_dir: Path, *, allow: bool) -> tuple[Path, str | None]:
-    """(resolved path, None) or (resolved path, why it is refused). Symlinks are resolved first."""
+@lru_cache(maxsize=256)
+def repository_root(task_dir: Path) -> Path | None:
+    """The git work tree holding `task_dir` (the nearest directory with a `.git` entry), if any.
+
+    The home directory and the filesystem root never count: a dotfiles repository at HOME would
+    otherwise make every path under it "the task's repository"."""
+    here = task_dir.resolve()
+    home = Path.home().resolve()
+    for directory in (here, *here.parents):
+        if directory == home or directory == Path(directory.anchor):
+            return None
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def confined(raw: str, task_dir: Path, *, allow: bool, repository: bool = False) -> tuple[Path, str | None]:
+    """(resolved path, None) or (resolved path, why it is refused). Symlinks are resolved first.
+
+    With `repository`, a path anywhere in the task's git work tree is also allowed."""
     text = os.path.expandvars(os.path.expanduser(raw))
     if "\0" in text:
         return task_dir / "invalid", f"{raw!r} contains a NUL byte, which no path can"
     path = (task_dir / text).resolve()
-    if allow or any(path == root or path.is_relative_to(root) for root in task_tree(task_dir)):
+    roots = task_tree(task_dir)
+    repo = repository_root(task_dir) if repository else None
+    if repo is not None:
+        roots.append(repo)
+    if allow or any(path == root or path.is_relative_to(root) for root in roots):
         return path, None
+    where = "the task's directory tree and its repository" if repository else "the task's directory tree"
     return path, (
-        f"{raw!r} resolves to {path}, outside the task's directory tree; "
+        f"{raw!r} resolves to {path}, outside {where}; "
         "keep it next to the task, or set sandbox.allow_host_paths: true to allow host paths"
     )
 
@@ -58,7 +84,7 @@ def host_path_problems(config: SandboxConfig, task_dir: Path) -> list[tuple[str,
     problems = []
     for i, src in enumerate(config.template_sources):
         if isinstance(src, TemplateDirSource):
-            _, why = confined(src.path, task_dir, allow=config.allow_host_paths)
+            _, why = confined(src.path, task_dir, allow=config.allow_host_paths, repository=True)
             if why:
                 problems.append((f"template directory {why}", f"sandbox.template_sources[{i}].path"))
     for i, entry in enumerate(config.docker.extra_mounts if config.docker else []):

@@ -140,6 +140,20 @@ class EarlyStopInfo(RecordModel):
     gate_threshold: float = Field(1.0, description="Score the deciding criterion had to reach.")
 
 
+class RecordNotes(RecordModel):
+    """How a record written in another format (the reference system's, an older one) was read."""
+
+    mapped: list[str] = Field(
+        default_factory=list, description="What differed from our format and how it was read (one line each)."
+    )
+    not_mapped: list[str] = Field(
+        default_factory=list, description="What could not be carried over (dropped, or read as its default)."
+    )
+
+    def lines(self) -> list[str]:
+        return [f"mapped: {m}" for m in self.mapped] + [f"not mapped: {n}" for n in self.not_mapped]
+
+
 class EvaluationResult(RecordModel):
     """The authoritative record of one task replicate (task.json)."""
 
@@ -232,6 +246,9 @@ class EvaluationResult(RecordModel):
     post_run_results: list[CommandResult] = Field(default_factory=list, description="Outcome of each post_run command.")
     simulation: dict[str, Any] | None = Field(None, description="What the simulated user did, when the task has one.")
     early_stop: EarlyStopInfo | None = Field(None, description="Why and when the agent was stopped early, if it was.")
+    record_notes: RecordNotes | None = Field(
+        None, description="Set when this record was read from another format: what was mapped and what was not."
+    )
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 

@@ -29,6 +29,20 @@ class TemplateDirSource(StrictModel):
     type: Literal["template_dir"] = "template_dir"
     path: NonBlank = Field(description="Directory, relative to the task YAML.")
     mount_point: str = Field(".", description="Sandbox-relative directory the contents land in.")
+    include_patterns: list[NonBlank] = Field(
+        default_factory=list,
+        description="Globs copied despite the ignore rules: a path relative to the template directory "
+        "(`dist/app.js`, `node_modules/pkg/**`) or a bare name (`.env*`). An ignored directory is entered "
+        "only when a pattern spells a path inside it.",
+    )
+
+    @field_validator("include_patterns")
+    @classmethod
+    def _relative_patterns(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if escapes_root(value):
+                raise ValueError(f"include_patterns entry {value!r} must be relative to the template directory")
+        return values
 
     @field_validator("mount_point")
     @classmethod
@@ -73,20 +87,69 @@ class NodeEnv(StrictModel):
     """npm packages installed into the sandbox."""
 
     packages: list[NonBlank] = Field(default_factory=list, description="npm package specifiers.")
+    env_packages: list[NonBlank] = Field(
+        default_factory=list,
+        description="The same list under the name the reference system (and sandbox.python) uses; give one or "
+        "the other.",
+    )
+
+    @model_validator(mode="after")
+    def _one_list(self) -> NodeEnv:
+        if self.packages and self.env_packages:
+            raise ValueError("packages and env_packages are the same list under two names; give one of them")
+        return self
+
+    @property
+    def specifiers(self) -> list[str]:
+        """The npm specifiers to install, whichever name the task used."""
+        return self.packages or self.env_packages
+
+
+DEFAULT_LIMITS: dict[str, int] = {"max_memory_mb": 4096, "max_pids": 1024, "tmp_size_mb": 1024, "max_disk_mb": 8192}
+"""What bubblewrap and docker units get for a limit the task leaves unset (`null` lifts it)."""
 
 
 class ResourceLimits(StrictModel):
-    """Resource caps; only `timeout` binds under tempdir."""
+    """Resource caps. bubblewrap and docker apply defaults for the unset ones; tempdir enforces only `timeout`."""
 
     timeout: float = Field(300, gt=0, description="Seconds allowed for any sandbox subprocess.")
     max_memory_mb: int | None = Field(
-        None, ge=1, description="Memory of the unit in MiB (docker --memory; bubblewrap: its cgroup, else prlimit)."
+        None,
+        ge=1,
+        description="Memory of the unit in MiB (docker --memory; bubblewrap: its cgroup, else prlimit). "
+        "Default 4096 where it can be enforced for the whole unit; null: no limit.",
     )
     max_cpus: float | None = Field(None, gt=0, description="CPUs of the unit (docker --cpus; bubblewrap: its cgroup).")
     max_pids: int | None = Field(
-        None, ge=1, description="Processes of the unit (docker --pids-limit; bubblewrap: its cgroup, else prlimit)."
+        None,
+        ge=1,
+        description="Processes of the unit (docker --pids-limit; bubblewrap: its cgroup, else prlimit). "
+        "Default 1024 where it can be enforced for the whole unit; null: no limit.",
     )
-    max_disk_mb: int | None = Field(None, ge=1, description="Reserved; not enforced.")
+    max_disk_mb: int | None = Field(
+        None,
+        ge=1,
+        description="Disk the unit may fill in its workspace and HOME, in MiB (also the largest file any of its "
+        "processes may write). Default 8192 under bubblewrap and docker; null: no limit.",
+    )
+    tmp_size_mb: int | None = Field(
+        None, ge=1, description="Size of the unit's private /tmp in MiB (bubblewrap, docker). Default 1024."
+    )
+
+    def effective(self, name: str) -> int | float | None:
+        """The value a limit has for an isolating driver: the task's (null lifts it), else the default."""
+        if name in self.model_fields_set:
+            value: int | float | None = getattr(self, name)
+            return value
+        return DEFAULT_LIMITS.get(name)
+
+    def set_by_task(self) -> list[str]:
+        """The limits (besides `timeout`) the task itself set to a value."""
+        return [
+            n
+            for n in ("max_memory_mb", "max_cpus", "max_pids", "max_disk_mb", "tmp_size_mb")
+            if n in self.model_fields_set and getattr(self, n) is not None
+        ]
 
 
 class RecordCliMatch(StrictModel):

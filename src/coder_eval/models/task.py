@@ -37,6 +37,18 @@ class TaskDefinition(StrictModel):
     task_id: Identifier = Field(description="Unique id; also a directory name.")
     description: NonBlank = Field(description="What the task tests.")
     initial_prompt: str | None = Field(None, description="Prompt sent to the agent (optional for type: none).")
+    initial_prompt_file: NonBlank | None = Field(
+        None,
+        description="File (relative to the task YAML) whose text is the prompt; exclusive with initial_prompt. "
+        "Read at load, so the resolved task records the text itself.",
+    )
+    expected_commands: int | None = Field(
+        None,
+        ge=1,
+        description="Tool calls the task should take: recorded with the result, which then reports "
+        "commands_efficiency (expected / max(actual, expected)); informational, never scored. A "
+        "commands_efficiency criterion's own budget wins.",
+    )
     tags: list[str] = Field(default_factory=list, description="kebab-case tags, optionally key:value.")
     skip: bool = Field(False, description="Quarantine the task; run it only with --include-skipped.")
     agent: AgentField = Field(None, description="Agent configuration; `type` selects the agent kind.")
@@ -77,7 +89,9 @@ class TaskDefinition(StrictModel):
 
     @model_validator(mode="after")
     def _cross_field(self) -> TaskDefinition:
-        has_prompt = bool(self.initial_prompt and self.initial_prompt.strip())
+        if self.initial_prompt_file is not None and self.initial_prompt is not None:
+            raise ValueError("initial_prompt and initial_prompt_file are mutually exclusive: keep one of them")
+        has_prompt = bool(self.initial_prompt and self.initial_prompt.strip()) or self.initial_prompt_file is not None
         simulated = self.simulation is not None and self.simulation.enabled
         if not has_prompt and self.agent_type != "none" and not simulated:
             raise ValueError("initial_prompt is required unless agent.type is none (or a simulated user opens)")
@@ -89,7 +103,7 @@ class TaskDefinition(StrictModel):
                         "`reference: {directory: ...}` block"
                     )
         route = self.checker_context.api_route if self.checker_context else None
-        has_agent_judge = any(isinstance(c, AgentJudgeCriterion) for c in self.success_criteria)
+        has_agent_judge = any(isinstance(c, AgentJudgeCriterion) and c.enabled for c in self.success_criteria)
         if route is not None and route.route == "litellm" and has_agent_judge:
             raise ValueError("checker_context.api_route.route: litellm cannot drive agent_judge; use direct or bedrock")
         if self.simulation is not None and self.simulation.enabled and self.agent_type == "none":

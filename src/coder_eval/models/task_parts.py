@@ -22,6 +22,12 @@ class RunLimits(StrictModel):
     max_output_tokens: int | None = Field(None, ge=1, description="Cumulative output-token budget.")
     max_total_tokens: int | None = Field(None, ge=1, description="Cumulative total-token budget.")
     max_usd: float | None = Field(None, gt=0, description="Cumulative agent spend budget in USD.")
+    count_cached_input: bool = Field(
+        False, description="Prompt-cache reads count toward max_input_tokens and max_total_tokens."
+    )
+    count_cache_creation: bool = Field(
+        False, description="Prompt-cache writes count toward max_input_tokens and max_total_tokens."
+    )
     stop_early: Literal[False] | None = Field(
         None, description="false disarms every stop_early block (the kill switch for a full run)."
     )
@@ -59,8 +65,8 @@ class ReferenceConfig(StrictModel):
             for old in ("code", "file"):
                 if old in data:
                     raise ValueError(
-                        f"reference.{old} is no longer supported: put the solution in a directory next to the "
-                        'task and write `reference: {directory: "reference"}` '
+                        f"reference.{old} is no longer supported: `coder-eval migrate TASK.yaml` writes the "
+                        'solution into a directory next to the task and sets `reference: {directory: "reference"}` '
                         "(reference_comparison then names the file with reference_file)"
                     )
         return data
@@ -105,9 +111,11 @@ class DatasetConfig(StrictModel):
 class SimulationConfig(StrictModel):
     """A simulated user that keeps the conversation going."""
 
-    enabled: bool = Field(False, description="Master switch.")
-    persona: NonBlank = Field(description="Who the simulated user is.")
-    goal: NonBlank = Field(description="What the simulated user wants.")
+    enabled: bool = Field(
+        False, description="Master switch: false keeps the block but runs single-shot (no simulator, no model call)."
+    )
+    persona: NonBlank | None = Field(None, description="Who the simulated user is (required when enabled).")
+    goal: NonBlank | None = Field(None, description="What the simulated user wants (required when enabled).")
     constraints: list[str] = Field(default_factory=list, description="Rules the simulator follows.")
     max_turns: int = Field(8, ge=1, le=100, description="Cap on user/agent exchanges.")
     stop_token: str = Field("<<<DONE>>>", description="Sentinel the simulator emits to end the dialog.")
@@ -121,6 +129,9 @@ class SimulationConfig(StrictModel):
 
     @model_validator(mode="after")
     def _stop_needs_checks(self) -> SimulationConfig:
+        missing = [name for name in ("persona", "goal") if getattr(self, name) is None]
+        if self.enabled and missing:
+            raise ValueError(f"an enabled simulation needs {' and '.join(missing)}")
         if self.stop_on_criteria_pass and self.check_criteria == "end_of_dialog":
             raise ValueError("stop_on_criteria_pass needs check_criteria: every_turn or both")
         return self

@@ -199,6 +199,7 @@ def render_run_html(summary: RunSummary, results: list[EvaluationResult]) -> str
         "<h2>Task details</h2>",
         *(f"<details><summary>{_task_headline(r)}</summary>{_result_body(r)}</details>" for r in ordered),
         _skipped_list(summary),
+        _conversions_list(summary),
     ]
     return _page(f"Coder Eval run {summary.run_id}", body)
 
@@ -274,6 +275,13 @@ def _skipped_list(summary: RunSummary) -> str:
         return ""
     items = "".join(f"<li>{escape(s.path)}: {escape(s.reason)}</li>" for s in summary.skipped_tasks)
     return f"<h2>Skipped tasks</h2><ul>{items}</ul>"
+
+
+def _conversions_list(summary: RunSummary) -> str:
+    if not summary.record_conversions:
+        return ""
+    items = "".join(f"<li>{escape(line)}</li>" for line in summary.record_conversions)
+    return f"<h2>Records read from another format</h2><ul>{items}</ul>"
 
 
 # --- task page --------------------------------------------------------------------------------

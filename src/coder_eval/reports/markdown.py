@@ -99,6 +99,9 @@ def run_markdown_chunks(summary: RunSummary, table: Iterable[str], problems: Ite
     skipped = _skipped_section(summary)
     if skipped:
         yield "\n\n" + "\n".join(skipped)
+    converted = _conversions_section(summary)
+    if converted:
+        yield "\n\n" + "\n".join(converted)
     yield "\n"
 
 
@@ -204,6 +207,18 @@ def _skipped_section(summary: RunSummary) -> list[str]:
         return []
     lines = ["## Skipped tasks", ""]
     lines += [f"- {cell(s.path)}: {cell(s.reason, limit=DETAIL_LIMIT)}" for s in summary.skipped_tasks]
+    return lines
+
+
+CONVERSIONS_HEADING = "## Records read from another format"
+
+
+def _conversions_section(summary: RunSummary) -> list[str]:
+    """What was mapped, and what could not be, when records came from another format (the reference's)."""
+    if not summary.record_conversions:
+        return []
+    lines = [CONVERSIONS_HEADING, "", "Some records were written in another format; this is how they were read.", ""]
+    lines += [f"- {cell(line, limit=DETAIL_LIMIT)}" for line in summary.record_conversions]
     return lines
 
 

@@ -30,7 +30,9 @@ def fallback_warning(drivers: set[str]) -> str | None:
     """The warning for tasks whose `auto` driver falls back to tempdir here (None when it does not)."""
     if "auto" not in drivers or resolve_auto() != "tempdir":
         return None
-    return FALLBACK_WARNING
+    from coder_eval.sandbox.bwrap import bwrap_diagnosis
+
+    return f"{FALLBACK_WARNING}: {bwrap_diagnosis()}"
 
 
 def warn_if_unisolated(drivers: set[str]) -> None:

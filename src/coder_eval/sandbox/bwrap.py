@@ -1,55 +1,66 @@
-"""The `bubblewrap` driver: a unit runs in its own mount, PID, IPC, UTS (and network) namespaces.
+"""The `bubblewrap` driver: a unit runs in its own user, mount, PID, IPC, UTS (and network) namespaces.
 
-Inside, a unit sees its workspace read-write, its private HOME, and read-only only what programs
-need: the system directories (with credential files masked), the harness's Python and its venv
-(the agent CLIs live there) and the tools the unit declares. It does not see the operator's home,
-the task suite, the run directory or the harness's temp directory, nor any process of the harness
-or of another unit. Under `network: none` (the default) the only way out is the unit's gateway
-route, through the holder's relay and the unit's Unix socket bridge.
+Inside, a unit sees its workspace read-write, its private HOME and `/tmp`, and read-only only what
+programs need: the system directories (with credential files masked), the harness's Python and its
+venv (the agent CLIs live there) and the tools the unit declares, on a read-only root. It does not
+see the operator's home, the task suite, the run directory or the harness's temp directory, nor any
+process of the harness or of another unit. Every process in it runs as uid 1000 with no
+capabilities (bwrap_userns.py says how), so the mounts cannot be changed from inside. Under
+`network: none` (the default) the only way out is the unit's gateway route, through the holder's
+relay and the unit's Unix socket bridge.
 
 bwrap is always started with an empty environment: inside a PID namespace its own
-`/proc/1/environ` is readable, so no value worth hiding may pass through it.
+`/proc/1/environ` is readable, so no value worth hiding may pass through it. Every program the
+harness starts here is named by an absolute path found at start-up (common/host_tools.py), and
+the host side of every command line gets no variable that changes how a program loads.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, pid_exits_within
-from coder_eval.common.reaper import children_of, own_descendants, subtree
+from coder_eval.common.host_tools import HostToolMissingError, find_host_tool, host_tool, split_loader_env
+from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
+from coder_eval.sandbox.bwrap_mounts import parent_dirs, python_dirs, read_only_root, system_mounts, under_system
+from coder_eval.sandbox.bwrap_procs import children, descendants, in_namespace, reap_init, reap_namespace_zombies
+from coder_eval.sandbox.bwrap_userns import read_info, set_up_flags, userns_for
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
+from coder_eval.sandbox.unit_user import unit_user
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
-MASKED_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
-MASKED_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", "/etc/docker")
+ENTRY_SCRIPT = 'cd "$0" && exec "$@"'
 
 
 def bwrap_binary() -> str | None:
-    return shutil.which("bwrap")
+    return find_host_tool("bwrap")
 
 
 @lru_cache(maxsize=1)
 def bwrap_works() -> bool:
-    """Whether bubblewrap can create namespaces here (installed, and user namespaces or setuid allow it)."""
+    """Whether bubblewrap can create the unit's namespaces here (installed, user namespaces allowed)."""
     binary = bwrap_binary()
     if binary is None:
         return False
-    argv = [binary, "--unshare-all", "--die-with-parent", *_system_mounts(), "--", "/bin/true"]
+    argv = [
+        binary,
+        "--unshare-all",
+        *set_up_flags(unit_user()),
+        "--die-with-parent",
+        *system_mounts(),
+        "--",
+        "/bin/true",
+    ]
     try:
         return subprocess.run(argv, env={}, capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
@@ -58,31 +69,52 @@ def bwrap_works() -> bool:
         reap_namespace_zombies()
 
 
-def _system_mounts() -> list[str]:
-    args = ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            args += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            args += ["--ro-bind", d, d]
-    args += ["--ro-bind", "/etc", "/etc"]
-    args += [a for f in MASKED_FILES if os.path.isfile(f) for a in ("--ro-bind", "/dev/null", f)]
-    args += [a for d in MASKED_DIRS if os.path.isdir(d) for a in ("--tmpfs", d)]
-    return args
+def bwrap_diagnosis() -> str:
+    """Why bubblewrap cannot isolate units here, and what to change (one sentence)."""
+    if bwrap_binary() is None:
+        return "bwrap is not installed (apt-get install bubblewrap, dnf install bubblewrap)"
+    knobs = (
+        ("/proc/sys/kernel/unprivileged_userns_clone", "0", "sysctl -w kernel.unprivileged_userns_clone=1"),
+        ("/proc/sys/user/max_user_namespaces", "0", "sysctl -w user.max_user_namespaces=15000"),
+        (
+            "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+            "1",
+            "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that allows bwrap "
+            "to create user namespaces",
+        ),
+    )
+    for path, off, fix in knobs:
+        with contextlib.suppress(OSError):
+            if Path(path).read_text().strip() == off:
+                return f"user namespaces are disabled ({path} is {off}); to allow them: {fix}"
+    return "bwrap cannot create namespaces here (inside a container without user namespaces? try --driver docker)"
 
 
-def python_dirs() -> list[str]:
-    """The harness's interpreter and venv: record_cli shims, set-up tools and agent CLIs run from there."""
-    exe = Path(os.path.realpath(sys.executable))
-    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(exe.parent.parent)}
-    return sorted(d for d in dirs if d and not any(d == s or d.startswith(s + "/") for s in SYSTEM_DIRS))
+def inside_tool(name: str) -> str:
+    """A host program run inside a unit: its real path, which must lie in a directory the unit sees read-only."""
+    try:
+        path = host_tool(name)
+    except HostToolMissingError as exc:
+        raise SetupError(str(exc)) from None
+    if not under_system(path):
+        raise SetupError(f"{name} is installed at {path}, outside the system directories a sandbox binds read-only")
+    return path
+
+
+def loader_prefix(loader: Mapping[str, str]) -> list[str]:
+    """`env NAME=VALUE ...` for the loader variables a command asked for, applied only once inside."""
+    if not loader:
+        return []
+    return [inside_tool("env"), *(f"{k}={v}" for k, v in sorted(loader.items())), "--"]
 
 
 class BubblewrapEnvironment(IsolatedEnvironment):
     """One unit's namespaces: set-up commands in throwaway ones, the rest in the holder's."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
-        super().__init__(workspace, request, finisher)
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
+        super().__init__(workspace, request, finisher, existing=existing)
         self.isolated_net = self.relay_gateway = request.config.network == "none"
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
@@ -90,30 +122,37 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self.bin_dir.mkdir()
         for name in ("python", "python3"):
             (self.bin_dir / name).symlink_to(self.python)
-        self._userns: bool | None = None
+        self.userns = userns_for(self.unit_user)
         self._inner_pid = 0
         self._pid_ns = ""
         self._keep: set[int] = set()
         self._relay: subprocess.Popen[bytes] | None = None
-        self.limits = UnitLimits(request.config.limits)
+        self.limits = UnitLimits(request.config.limits, defaults=request.runs_agent)
 
     @property
     def python(self) -> str:
         return os.path.realpath(sys.executable)
+
+    def limits_in_force(self) -> dict[str, str]:
+        found = self.limits.enforced()
+        tmp = self.config.limits.effective("tmp_size_mb")
+        if tmp:
+            found["tmp_size_mb"] = f"{tmp:g} (tmpfs size)"
+        return found
 
     def fallback_path_entries(self) -> list[str]:
         # after the unit's own entries (a sandbox venv's python wins), before the host's PATH
         return [str(self.bin_dir)]
 
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
-        args = _system_mounts()
-        ro = [*python_dirs(), *(str(t) for t in self.tools)]
+        ro = [p for p in (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools)) if os.path.exists(p)]
+        rw = [str(p) for p in (self.workspace, self.home_dir, *extra_rw) if p.exists()]
+        inner = [str(SHARE_INNER), SOCKET_INNER, str(self.bin_dir)]
+        args = [*system_mounts(_as_int(self.config.limits.effective("tmp_size_mb"))), *parent_dirs([*ro, *rw, *inner])]
         for path in ro:
-            if os.path.exists(path):
-                args += ["--ro-bind", path, path]
-        for rw in [self.workspace, self.home_dir, *extra_rw]:
-            if rw.exists():
-                args += ["--bind", str(rw), str(rw)]
+            args += ["--ro-bind", path, path]
+        for path in rw:
+            args += ["--bind", path, path]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
         return args
 
@@ -127,61 +166,91 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         # bwrap's own init is PID 1 (it reaps orphans); the holder is a shell waiting for its stdin
         # to close. The gateway relay starts inside only when an agent needs it (`reach`), so a
         # unit without an agent pays for no interpreter start.
-        read_end, write_end = os.pipe()
+        info_r, info_w = os.pipe()
+        block_r, block_w = os.pipe() if self.userns.needs_block_fd else (None, None)
         argv = self._bwrap(net=not self.isolated_net)
-        argv += ["--bind", str(self.bridge.path), SOCKET_INNER, "--info-fd", str(write_end)]
-        argv += ["--", "/bin/sh", "-c", "echo ready; read _ignored"]
-        setpriv = shutil.which("setpriv")
+        argv[1:1] = self.userns.bwrap_flags(block_r)
+        argv += ["--bind", str(self.bridge.path), SOCKET_INNER, *read_only_root(), "--info-fd", str(info_w)]
+        argv += ["--", *self.userns.holder_prefix(), inside_tool("sh"), "-c", "echo ready; read _ignored"]
+        setpriv = find_host_tool("setpriv")
         if setpriv is not None:
             # bwrap's outer process waits for its child without a death signal of its own; if the
             # harness dies while it starts, it would wait forever. (The signal follows the thread
             # that started it: asyncio's worker threads live as long as the run.)
             argv = [setpriv, "--pdeathsig", "KILL", *argv]
         argv = [*self.limits.prefix(), *argv]
+        fds = (info_w,) if block_r is None else (info_w, block_r)
         try:
-            proc = self._start_holder(argv, env={}, pass_fds=(write_end,))
+            proc = self._spawn_holder(argv, env={}, pass_fds=fds)
         finally:
-            os.close(write_end)
-        with os.fdopen(read_end, "rb") as info:
-            child = json.loads(info.read().decode() or "{}").get("child-pid")
-        own_ns = os.readlink("/proc/self/ns/pid")
-        pid_ns = os.readlink(f"/proc/{child}/ns/pid") if isinstance(child, int) else own_ns
-        if pid_ns == own_ns:  # never act on the host's namespace as if it were the unit's
+            for fd in fds:
+                os.close(fd)
+        try:
+            with os.fdopen(info_r, "rb") as info:
+                child = read_info(info).get("child-pid")
+            self._check_namespace(proc, child)
+            assert isinstance(child, int)
+            self.userns.started(child, block_w)
+        except BaseException:
             proc.kill()
             proc.wait()
-            raise SetupError("bubblewrap did not report the sandbox's process (no PID namespace to hold)")
-        self._inner_pid, self._pid_ns = child, pid_ns
-        self._keep = {self._inner_pid, *_children(self._inner_pid)}  # bwrap's init and the waiting shell
+            raise
+        finally:
+            if block_w is not None:
+                with contextlib.suppress(OSError):
+                    os.close(block_w)
+        self._await_ready(proc)
+        self.userns.ready()
+        self._keep = {self._inner_pid, *children(self._inner_pid)}  # bwrap's init and the waiting shell
         return proc
+
+    def _check_namespace(self, proc: subprocess.Popen[bytes], child: object) -> None:
+        own_ns = os.readlink("/proc/self/ns/pid")
+        try:
+            pid_ns = os.readlink(f"/proc/{child}/ns/pid") if isinstance(child, int) else own_ns
+        except OSError:
+            pid_ns = own_ns
+        if pid_ns == own_ns:  # never act on the host's namespace as if it were the unit's
+            err = b""
+            with contextlib.suppress(subprocess.TimeoutExpired, ValueError):
+                proc.kill()
+                err = proc.communicate(timeout=10)[1]
+            detail = err.decode("utf-8", "replace").strip()[-400:]
+            raise SetupError(f"bubblewrap did not report the sandbox's process (no PID namespace to hold): {detail}")
+        assert isinstance(child, int)
+        self._inner_pid, self._pid_ns = child, pid_ns
 
     def reach(self, url: str) -> str:
         inside = super().reach(url)
         if inside != url and self._relay is None:
             self.ensure_holder()
-            argv = [*self._enter(self.workspace), *self.holder_argv(self.python)]
+            argv = [*self._enter(self.workspace, {}), *self.holder_argv(self.python)]
             self._relay = self._start_holder(argv, env={})
         return inside
 
-    def _enter(self, cwd: Path) -> list[str]:
+    def _enter(self, cwd: Path, loader: Mapping[str, str]) -> list[str]:
+        """The way into the holder's namespaces as uid 1000 without capabilities, then `cwd`.
+
+        No `no_new_privs` step is needed: every mount of the unit is nosuid (setuid bits and file
+        capabilities are ignored there) and no process inside can mount anything.
+        """
         assert self.holder is not None
-        pid = self._inner_pid
-        flags = ["-m", "-u", "-i", "-n", "-p"]
-        if self._userns is None:
-            self._userns = os.readlink(f"/proc/{pid}/ns/user") != os.readlink("/proc/self/ns/user")
-        if self._userns:
-            flags = ["-U", "--preserve-credentials", *flags]
-        # -r: the namespace's root; the working directory is set by a shell once inside
-        return ["nsenter", "-t", str(pid), *flags, "-r", "--", "/bin/sh", "-c", 'cd "$0" && exec "$@"', str(cwd)]
+        script = ENTRY_SCRIPT
+        if self.limits.disk:  # the largest file any process may write (dash counts 512-byte blocks)
+            script = f"ulimit -f {self.limits.disk * 2048} && {script}"
+        return [*self.userns.enter_argv(), *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)
-        body = list(command.argv) if command.argv is not None else ["/bin/sh", "-c", command.shell or ""]
-        env = {**self.base_env(), **command.env}
+        body = list(command.argv) if command.argv is not None else [inside_tool("sh"), "-c", command.shell or ""]
+        env, loader = split_loader_env({**self.base_env(), **command.env})
         if not self.sealed:  # set-up: a throwaway namespace, network as the host's
-            argv = [*self._bwrap(extra_rw=command.cache_dirs, net=True, cwd=cwd), "--", *body]
+            argv = [*self._bwrap(extra_rw=command.cache_dirs, net=True, cwd=cwd), *read_only_root()]
+            argv[1:1] = set_up_flags(self.unit_user)
+            argv += ["--", *loader_prefix(loader), *body]
         else:
             self.ensure_holder()
-            argv = [*self._enter(cwd), *body]
+            argv = [*self._enter(cwd, loader), *body]
         try:
             return self.run_tracked(
                 command,
@@ -197,8 +266,10 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
         self.ensure_holder()
-        launch = [*self.limits.prefix(), *self._enter(self.workspace), *argv]
-        return Launch(argv=launch, env=dict(env), cwd=self.workspace)
+        self.hand_over_home()  # the agent's own directories, made by the harness just now
+        safe, loader = split_loader_env(dict(env))
+        launch = [*self.limits.prefix(), *self._enter(self.workspace, loader), *argv]
+        return Launch(argv=launch, env=safe, cwd=self.workspace)
 
     def kill_all(self) -> None:
         super().kill_all()
@@ -208,8 +279,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             return  # only ever a unit's own namespace
         keep = set(self._keep)
         if self._relay is not None:
-            keep |= set(_descendants(self._relay.pid))
-        for pid in _in_namespace(self._pid_ns, self._inner_pid):
+            keep |= set(descendants(self._relay.pid))
+        for pid in in_namespace(self._pid_ns, self._inner_pid):
             if pid not in keep:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
@@ -222,6 +293,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         try:
             return super().finish()
         finally:
+            self.userns.close()
             self.limits.close()
 
     def stop_holder(self) -> None:
@@ -237,90 +309,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         super().stop_holder()
         if self._inner_pid:
             pid, self._inner_pid = self._inner_pid, 0
-            _reap_init(pid)
+            reap_init(pid)
         reap_namespace_zombies()
-
-
-def reap_namespace_zombies() -> None:
-    """Collect exited processes of unit namespaces re-parented to the harness: inits of throwaway set-up
-    namespaces and of the probe, and processes entered with nsenter whose nsenter was killed.
-
-    Only zombies that lived in another PID namespace are taken: no Popen of the harness waits for
-    those (its children there are bwrap's and nsenter's outer processes). A namespace whose init is
-    exiting waits until they are collected.
-    """
-    me = os.getpid()
-    for child in children_of(me):
-        try:
-            status = Path(f"/proc/{child}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        zombie = fields.get("State", "").strip().startswith("Z")
-        if zombie and len(fields.get("NSpid", "").split()) > 1 and fields.get("PPid", "").strip() == str(me):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(child, os.WNOHANG)
-
-
-def _reap_init(pid: int) -> None:
-    """Collect the namespace's init once bwrap's outer process is gone.
-
-    The outer process may exit first; the harness is a subreaper, so the init is then re-parented
-    to it and, unreaped, would stay a zombie for the rest of the run (one per unit).
-    """
-    deadline = time.monotonic() + 5
-    while True:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return  # not ours: bwrap reaped it, or init (not a subreaper) adopted it
-        if done:
-            return
-        reap_namespace_zombies()  # the init waits for its namespace's zombies that were re-parented to us
-        if time.monotonic() > deadline:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            deadline = time.monotonic() + 5
-        pid_exits_within(pid, 0.005)  # returns as soon as the init exits
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-def _descendants(pid: int) -> list[int]:
-    out, pending = [], [pid]
-    while pending:
-        kids = _children(pending.pop())
-        out += kids
-        pending += kids
-    return out
-
-
-def _in_namespace(pid_ns: str, init: int) -> list[int]:
-    """Host pids of every process in the PID namespace `pid_ns` (a /proc/<pid>/ns/pid link).
-
-    They are all below its `init` (orphans inside are re-parented to it, never to a subreaper
-    outside) or below the harness (commands and agents entering with nsenter), so only those two
-    subtrees are read; where the kernel cannot list children, every process is checked.
-    """
-    inside = subtree(init)
-    ours = own_descendants()
-    if inside is None or ours is None:
-        candidates = [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    else:
-        candidates = sorted(inside | ours)
-    found = []
-    for pid in candidates:
-        try:
-            if os.readlink(f"/proc/{pid}/ns/pid") == pid_ns:
-                found.append(pid)
-        except OSError:
-            continue
-    return found
 
 
 @register_driver("bubblewrap")
@@ -332,6 +322,29 @@ class BubblewrapDriver(TempdirDriver):
 
     def create(self, request: SandboxRequest) -> BubblewrapEnvironment:
         if not bwrap_works():
-            raise SetupError("bubblewrap (bwrap) is not installed or cannot create namespaces on this machine")
+            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
         return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes))
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
+        """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
+        if not bwrap_works():
+            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
+        env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
+        env.seal()
+        return env
+
+
+def _uv_dir() -> list[str]:
+    """Where uv lives, when it is outside what the sandbox binds anyway (set-up runs it inside)."""
+    from coder_eval.sandbox.environments import find_uv
+
+    try:
+        found = os.path.dirname(os.path.realpath(find_uv()))
+    except SetupError:
+        return []
+    return [] if under_system(found) else [found]
+
+
+def _as_int(value: float | None) -> int | None:
+    return None if value is None else int(value)

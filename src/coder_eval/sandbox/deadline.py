@@ -135,6 +135,12 @@ class BoundedEnvironment:
     def seal(self) -> None:
         self.inner.seal()
 
+    def limit_breach(self) -> str | None:
+        return limit_breach(self.inner)
+
+    def limits_in_force(self) -> dict[str, str]:
+        return limits_in_force(self.inner)
+
     def reach(self, url: str) -> str:
         return self.inner.reach(url)
 
@@ -149,3 +155,17 @@ class BoundedEnvironment:
 
     def finish(self) -> Path | None:
         return self.inner.finish()
+
+
+def limit_breach(env: SandboxEnvironment) -> str | None:
+    """Why `env`'s unit went over a limit, for drivers that enforce any (a plugin's may not say)."""
+    check = getattr(env, "limit_breach", None)
+    found = check() if callable(check) else None
+    return found if isinstance(found, str) else None
+
+
+def limits_in_force(env: SandboxEnvironment) -> dict[str, str]:
+    """Each resource limit that binds `env`'s unit and how (empty where the driver says nothing)."""
+    check = getattr(env, "limits_in_force", None)
+    found = check() if callable(check) else {}
+    return dict(found) if isinstance(found, dict) else {}

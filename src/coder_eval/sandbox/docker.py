@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
+import threading
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
+from coder_eval.common.host_tools import HostToolMissingError
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
 from coder_eval.models.host_paths import mount_problem
 from coder_eval.models.sandbox import SandboxConfig
+from coder_eval.sandbox.docker_client import EnvFiles, client_env, docker, docker_binary
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
@@ -33,19 +35,27 @@ KILL_TIMEOUT = 30
 
 
 def docker_available() -> bool:
-    if shutil.which("docker") is None:
+    binary = docker_binary()
+    if binary is None:
         return False
     try:
-        return subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
+        return subprocess.run([binary, "info"], env=client_env(), capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+def _client(argv: list[str], *, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    """One docker client call with the harness's own client environment."""
+    return subprocess.run([_docker(), *argv], env=client_env(), capture_output=True, timeout=timeout)
 
 
 class DockerEnvironment(IsolatedEnvironment):
     """One unit's container."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, image: str) -> None:
-        super().__init__(workspace, request, finisher)
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, image: str, *, seed: bool = True
+    ) -> None:
+        super().__init__(workspace, request, finisher, existing=not seed)
         docker = request.config.docker
         self.network = (docker.network if docker and docker.network else None) or "none"
         self.isolated_net = self.network == "none"
@@ -57,8 +67,10 @@ class DockerEnvironment(IsolatedEnvironment):
         self.bin_dir = self.unit_dir / "bin"
         self.bin_dir.mkdir()
         (self.bin_dir / "python").symlink_to(self.python)
+        self.env_files = EnvFiles(self.unit_dir / "env")
+        self.tool_mounts = tool_mounts(self.tools, self.unit_user.separate)
         self.workdir = image_workdir(image, docker.working_dir if docker else None)
-        if self.workdir is not None:
+        if self.workdir is not None and seed:
             seed_workspace(image, self.workdir, workspace)
         self.holder = self.start_holder()
 
@@ -71,24 +83,33 @@ class DockerEnvironment(IsolatedEnvironment):
         limits = cfg.limits
         start_net = "bridge" if self.isolated_net else self.network
         argv = [_docker(), "run", "--rm", "-i", "--name", self.name, "--network", start_net, "--init=false"]
-        if limits.max_memory_mb:
-            argv += ["--memory", f"{limits.max_memory_mb}m"]
+        # no privilege inside: a non-zero uid, no capabilities, nothing that could grant one
+        argv += ["--user", f"{self.unit_user.uid}:{self.unit_user.gid}", "--cap-drop", "ALL"]
+        argv += ["--security-opt", "no-new-privileges"]
+        memory, pids, disk, tmp = (
+            limits.effective(n) for n in ("max_memory_mb", "max_pids", "max_disk_mb", "tmp_size_mb")
+        )
+        if memory:
+            argv += ["--memory", f"{memory}m"]
         if limits.max_cpus:
             argv += ["--cpus", str(limits.max_cpus)]
-        if limits.max_pids:
-            argv += ["--pids-limit", str(limits.max_pids)]
+        if pids:
+            argv += ["--pids-limit", str(pids)]
+        if disk:
+            argv += ["--ulimit", f"fsize={int(disk) * 1024 * 1024}"]
+        size = f",size={tmp}m" if tmp else ""
+        argv += ["--tmpfs", f"/tmp:rw,nosuid,nodev,mode=1777{size}"]
         for rw in (self.workspace, self.home_dir):
             argv += ["-v", f"{rw}:{rw}"]
         argv += ["-v", f"{self.share_dir}:{SHARE_INNER}:ro", "-v", f"{self.bridge.path}:{SOCKET_INNER}"]
         argv += ["-v", f"{self.bin_dir}:{self.bin_dir}:ro"]
         from coder_eval.sandbox.environments import find_uv
 
-        with_uv = [*self.tools]
         with contextlib.suppress(SetupError):
-            with_uv.append(Path(find_uv()).resolve())
-        for tool in with_uv:
-            if tool.exists():
-                argv += ["-v", f"{tool}:{tool}:ro"]
+            uv = str(Path(find_uv()).resolve())
+            argv += ["-v", f"{uv}:{uv}:ro"]
+        for tool, inner in self.tool_mounts.items():
+            argv += ["-v", f"{tool}:{inner}:ro"]
         for cert in _certificates():  # the machine's CA settings, so installs inside trust the same roots
             argv += ["-v", f"{cert}:{cert}:ro"]
         for host, mode in extra_mounts(cfg, self.request.task_dir):
@@ -96,6 +117,21 @@ class DockerEnvironment(IsolatedEnvironment):
         if self.workdir is not None:  # the same workspace, also where the image expects its work
             argv += ["-v", f"{self.workspace}:{self.workdir}"]
         return [*argv, "-w", self._inner_cwd(self.workspace), self.image, *self.holder_argv(self.python)]
+
+    def limits_in_force(self) -> dict[str, str]:
+        limits = self.config.limits
+        how = {
+            "max_memory_mb": "--memory",
+            "max_cpus": "--cpus",
+            "max_pids": "--pids-limit",
+            "tmp_size_mb": "tmpfs size",
+        }
+        found = {n: f"{limits.effective(n):g} ({h})" for n, h in how.items() if limits.effective(n)}
+        if limits.effective("max_disk_mb"):
+            found["max_disk_mb"] = (
+                f"{limits.effective('max_disk_mb'):g} (workspace and HOME; the container's own layer is not bounded)"
+            )
+        return found
 
     def base_env(self) -> dict[str, str]:
         env = super().base_env()
@@ -109,56 +145,112 @@ class DockerEnvironment(IsolatedEnvironment):
         return self.workdir
 
     def start_holder(self) -> subprocess.Popen[bytes]:
-        return self._start_holder(self._run_argv(), env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+        return self._start_holder(self._run_argv(), env=client_env())
 
     def seal(self) -> None:
-        if not self.sealed and self.isolated_net:
-            done = subprocess.run(
-                ["docker", "network", "disconnect", "--force", "bridge", self.name], capture_output=True, timeout=60
-            )
-            if done.returncode != 0:
-                raise SetupError(f"could not take the container off the network: {done.stderr.decode()[-400:]}")
+        if not self.sealed:
+            self._hand_over_and_watch()
+            if self.isolated_net:
+                done = _client(["network", "disconnect", "--force", "bridge", self.name], timeout=60)
+                if done.returncode != 0:
+                    raise SetupError(f"could not take the container off the network: {done.stderr.decode()[-400:]}")
         self.sealed = True
 
-    def _exec_argv(self, cwd: Path, env: Mapping[str, str], *, stdin: bool) -> list[str]:
+    def _exec_argv(self, cwd: Path, env: Mapping[str, str], *, stdin: bool) -> tuple[list[str], dict[str, str]]:
+        """`docker exec` up to the container name, and the client environment that goes with it."""
         argv = [_docker(), "exec", "-w", self._inner_cwd(cwd)]
+        if not self.sealed and self.unit_user.separate:
+            argv += ["--user", "0:0"]  # set-up fills the harness-owned workspace; it is handed over at seal
         if stdin:
             argv.append("-i")
-        for name in sorted(env):
-            argv += ["-e", name]  # the value comes from the docker client's environment
-        return [*argv, self.name]
+        try:
+            flags, by_name = self.env_files.flags(env)
+        except ValueError as exc:
+            raise SetupError(str(exc)) from None
+        return [*argv, *flags, self.name], {**client_env(), **by_name}
+
+    def _private_caches(self, command: Command, env: dict[str, str]) -> dict[str, str]:
+        """Package caches of the host cannot be mounted into a running container: set-up uses one in HOME."""
+        for cache in command.cache_dirs:
+            for name, value in list(env.items()):
+                if value == str(cache):
+                    env[name] = str(self.home_dir / ".cache" / cache.name)
+        return env
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)
         body = list(command.argv) if command.argv is not None else ["/bin/sh", "-c", command.shell or ""]
-        env = {**self.base_env(), **command.env}
-        argv = [*self._exec_argv(cwd, env, stdin=command.stdin is not None), "timeout", "-s", "KILL", f"{timeout:g}"]
+        env = self._private_caches(command, {**self.base_env(), **command.env})
+        argv, client = self._exec_argv(cwd, env, stdin=command.stdin is not None)
+        argv += [image_tool(self.name, self.image, "timeout"), "-s", "KILL", f"{timeout:g}"]
         return self.run_tracked(
             command,
             argv=[*argv, *body],
             cwd=self.workspace,
-            env=env,
+            env=client,
             timeout=timeout + 5,
             output_limit=output_limit,
         )
 
     def agent_launch(self, argv: list[str], env: Mapping[str, str]) -> Launch:
-        inner = dict(env)
-        launch = [*self._exec_argv(self.workspace, inner, stdin=True), *argv]
-        return Launch(argv=launch, env=inner, cwd=self.workspace)
+        self.hand_over_home()  # the agent's own directories, made by the harness just now
+        launch, client = self._exec_argv(self.workspace, dict(env), stdin=True)
+        return Launch(argv=[*launch, *(_inner_path(a, self.tool_mounts) for a in argv)], env=client, cwd=self.workspace)
 
     def kill_all(self) -> None:
         super().kill_all()
         if self.holder is not None and self.holder.poll() is None:
             # kill(-1) from inside signals every process of the container but PID 1 (the holder)
-            argv = ["docker", "exec", self.name, "/bin/sh", "-c", "kill -9 -1"]
-            subprocess.run(argv, capture_output=True, timeout=KILL_TIMEOUT)
+            _client(["exec", self.name, "/bin/sh", "-c", "kill -9 -1"], timeout=KILL_TIMEOUT)
 
     def finish(self) -> Path | None:
         try:
             return super().finish()
         finally:
-            subprocess.run(["docker", "rm", "-f", self.name], capture_output=True, timeout=KILL_TIMEOUT)
+            _client(["rm", "-f", self.name], timeout=KILL_TIMEOUT)
+
+
+TOOLS_INNER = "/coder-eval/tools"
+_image_tools: dict[tuple[str, str], str] = {}
+_image_lock = threading.Lock()
+
+
+def image_tool(container: str, image: str, name: str) -> str:
+    """The absolute path of a program of the image itself, found once per image on its own PATH.
+
+    Commands inside run with the unit's PATH, whose first entries the agent can write; a wrapper
+    the harness relies on (the kill timer around every command) must not be looked up there.
+    """
+    key = (image, name)
+    with _image_lock:
+        found = _image_tools.get(key)
+    if found is None:
+        # a fresh exec gets the image's own environment, not the unit's
+        done = _client(["exec", container, "/bin/sh", "-c", f"command -v {name}"], timeout=60)
+        found = done.stdout.decode().strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else ""
+        if not found.startswith("/"):
+            raise SetupError(f"the image {image} has no {name!r} program, which the docker driver needs")
+        with _image_lock:
+            _image_tools[key] = found
+    return found
+
+
+def tool_mounts(tools: list[Path], separate_user: bool) -> dict[str, str]:
+    """Where each agent tool directory appears inside: at its host path, unless the unit's user could
+    not reach it there (a parent such as /root that only root may enter), then under /coder-eval/tools."""
+    out: dict[str, str] = {}
+    for index, tool in enumerate(t for t in tools if t.exists()):
+        closed = separate_user and any(p.stat().st_mode & 0o001 == 0 for p in tool.parents)
+        out[str(tool)] = f"{TOOLS_INNER}/{index}" if closed else str(tool)
+    return out
+
+
+def _inner_path(arg: str, mounts: dict[str, str]) -> str:
+    """`arg` as seen inside when it lies under a tool directory mounted elsewhere."""
+    for host, inner in mounts.items():
+        if host != inner and (arg == host or arg.startswith(host + "/")):
+            return inner + arg[len(host) :]
+    return arg
 
 
 def image_workdir(image: str, working_dir: str | None) -> str | None:
@@ -167,9 +259,7 @@ def image_workdir(image: str, working_dir: str | None) -> str | None:
     if working_dir is None:
         return None
     if working_dir == "auto":
-        done = subprocess.run(
-            [_docker(), "image", "inspect", "-f", "{{.Config.WorkingDir}}", image], capture_output=True, timeout=60
-        )
+        done = _client(["image", "inspect", "-f", "{{.Config.WorkingDir}}", image], timeout=60)
         if done.returncode != 0:
             raise SetupError(f"could not inspect image {image}: {done.stderr.decode()[-400:]}")
         working_dir = done.stdout.decode().strip()
@@ -183,16 +273,15 @@ def image_workdir(image: str, working_dir: str | None) -> str | None:
 def seed_workspace(image: str, workdir: str, workspace: Path) -> None:
     """Copy what the image has in `workdir` into the (still empty) workspace, so it is graded and kept."""
     name = f"coder-eval-seed-{uuid.uuid4().hex[:12]}"
-    create = subprocess.run([_docker(), "create", "--name", name, image], capture_output=True, timeout=KILL_TIMEOUT)
+    create = _client(["create", "--name", name, image], timeout=KILL_TIMEOUT)
     if create.returncode != 0:
         raise SetupError(f"could not create a container of {image}: {create.stderr.decode()[-400:]}")
     try:
-        copy = [_docker(), "cp", f"{name}:{workdir}/.", str(workspace)]
-        done = subprocess.run(copy, capture_output=True, timeout=300)
+        done = _client(["cp", f"{name}:{workdir}/.", str(workspace)], timeout=300)
         if done.returncode != 0 and b"Could not find the file" not in done.stderr:
             raise SetupError(f"could not copy {workdir} out of {image}: {done.stderr.decode()[-400:]}")
     finally:
-        subprocess.run([_docker(), "rm", "-f", name], capture_output=True, timeout=KILL_TIMEOUT)
+        _client(["rm", "-f", name], timeout=KILL_TIMEOUT)
 
 
 def extra_mounts(config: SandboxConfig, task_dir: Path | None) -> list[tuple[Path, str]]:
@@ -216,8 +305,11 @@ def _certificates() -> list[str]:
 
 
 def _docker() -> str:
-    """The docker client by absolute path (it runs with the sandbox's PATH, meant for inside)."""
-    return shutil.which("docker") or "docker"
+    """The docker client by absolute path (never looked up in a unit's PATH)."""
+    try:
+        return docker()
+    except HostToolMissingError as exc:
+        raise SetupError(str(exc)) from None
 
 
 @register_driver("docker")
@@ -237,3 +329,14 @@ class DockerDriver(TempdirDriver):
         return DockerEnvironment(
             workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes), image
         )
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> DockerEnvironment:
+        """A container over an existing workspace (re-grading runs the agent's code: never on the host)."""
+        from coder_eval.sandbox.docker_image import image_for
+
+        if not docker_available():
+            raise SetupError("docker is not installed or its daemon is not running (see scripts/sandbox-deps.sh)")
+        image = image_for(request.config.docker, request.task_dir or Path.cwd())
+        env = DockerEnvironment(workspace.resolve(), request, None, image, seed=False)
+        env.seal()
+        return env

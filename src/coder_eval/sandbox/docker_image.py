@@ -15,7 +15,9 @@ import subprocess
 import threading
 from pathlib import Path
 
+from coder_eval.common.host_tools import HostToolMissingError
 from coder_eval.models.sandbox import DockerConfig
+from coder_eval.sandbox.docker_client import client_env, docker
 from coder_eval.sandbox.templates import SetupError
 
 DEFAULT_IMAGE = os.environ.get("CODER_EVAL_DOCKER_IMAGE", "coder-eval-base:latest")
@@ -49,14 +51,21 @@ def _context_digest(context: Path, dockerfile: Path, config: DockerConfig) -> st
     return h.hexdigest()[:20]
 
 
+def _client() -> str:
+    try:
+        return docker()
+    except HostToolMissingError as exc:
+        raise SetupError(str(exc)) from None
+
+
 def _exists(tag: str) -> bool:
-    done = subprocess.run(["docker", "image", "inspect", tag], capture_output=True, timeout=60)
+    done = subprocess.run([_client(), "image", "inspect", tag], env=client_env(), capture_output=True, timeout=60)
     return done.returncode == 0
 
 
 def _build_argv(tag: str, dockerfile: Path, config: DockerConfig) -> tuple[list[str], dict[str, str]]:
-    argv = ["docker", "build", "--network", "host", "-t", tag, "-f", str(dockerfile)]
-    env = dict(os.environ)
+    argv = [_client(), "build", "--network", "host", "-t", tag, "-f", str(dockerfile)]
+    env = {**os.environ, **client_env()}  # build secrets may name the operator's variables
     if config.build is not None:
         for key, value in config.build.args.items():
             argv += ["--build-arg", f"{key}={os.path.expandvars(value)}"]

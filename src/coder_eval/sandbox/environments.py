@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path, PurePosixPath
 
+from coder_eval.common.host_tools import find_host_tool
 from coder_eval.models.sandbox import NodeEnv, PythonEnv
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.templates import SetupError
@@ -18,7 +18,7 @@ def find_uv() -> str:
     beside = Path(sys.executable).with_name("uv")
     if beside.is_file():
         return str(beside)
-    found = shutil.which("uv")
+    found = find_host_tool("uv")
     if found is None:
         raise SetupError("uv is needed for sandbox.python environments but is not installed (pip install uv)")
     return found
@@ -58,7 +58,8 @@ def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: floa
     uv = find_uv()
     python = spec.version or env.python
     cache = uv_cache_dir()
-    quiet = {"UV_NO_PROGRESS": "1", "UV_CACHE_DIR": str(cache)}
+    # copy mode: a file linked from the harness's cache would let the unit edit the cache itself
+    quiet = {"UV_NO_PROGRESS": "1", "UV_CACHE_DIR": str(cache), "UV_LINK_MODE": "copy"}
     _run(
         env,
         [uv, "venv", "--quiet", "--python", python, VENV_DIR],
@@ -83,11 +84,12 @@ def create_python_env(spec: PythonEnv, env: SandboxEnvironment, *, timeout: floa
 
 def install_node_packages(spec: NodeEnv, env: SandboxEnvironment, *, timeout: float) -> Path | None:
     """npm install the packages into the sandbox; returns node_modules/.bin (host path)."""
-    if not spec.packages:
+    packages = spec.specifiers
+    if not packages:
         return None
-    npm = shutil.which("npm")
+    npm = find_host_tool("npm")
     if npm is None:
         raise SetupError("npm is needed for sandbox.node packages but is not installed")
-    argv = [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(env.inner_workspace), *spec.packages]
-    _run(env, argv, timeout=timeout, what=f"npm install {' '.join(spec.packages)}", extra={})
+    argv = [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(env.inner_workspace), *packages]
+    _run(env, argv, timeout=timeout, what=f"npm install {' '.join(packages)}", extra={})
     return env.host_path(PurePosixPath("node_modules/.bin"))

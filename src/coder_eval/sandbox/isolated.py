@@ -22,17 +22,24 @@ from urllib.parse import urlsplit, urlunsplit
 
 from coder_eval.common.process import exits_within
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
-from coder_eval.sandbox.drivers import SandboxRequest
+from coder_eval.sandbox.disk_watch import DiskWatch
+from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest
 from coder_eval.sandbox.holder import HOLDER_SOURCE
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
+from coder_eval.sandbox.unit_user import hand_over, owner_of, take_back, unit_user
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
 HOLDER_START_TIMEOUT = 60.0
 
 
-def link_tree(src: Path, dst: Path) -> None:
-    """Copy a directory tree, hard-linking files where the file system allows (symlinks are dropped)."""
+def copy_shared(src: Path, dst: Path) -> None:
+    """Copy a directory tree for one unit (symlinks are dropped), files read-only.
+
+    Copies, not hard links: a link would share the inode with the run's one task view (or the
+    staged reference), and change its link count and change time with every unit that is shown it,
+    which is what the view's tamper check watches.
+    """
     for root, dirs, files in os.walk(src):
         rel = Path(root).relative_to(src)
         (dst / rel).mkdir(parents=True, exist_ok=True)
@@ -41,24 +48,24 @@ def link_tree(src: Path, dst: Path) -> None:
             item = Path(root) / name
             if item.is_symlink() or not item.is_file():
                 continue
-            try:
-                os.link(item, dst / rel / name)
-            except OSError:
-                shutil.copy2(item, dst / rel / name)
+            shutil.copyfile(item, dst / rel / name)
+            os.chmod(dst / rel / name, 0o444 if not os.access(item, os.X_OK) else 0o555)
 
 
 class IsolatedEnvironment(HostEnvironment):
     """A HostEnvironment whose commands run inside a per-unit holder once sealed."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
         scratch = request.scratch
         if scratch is not None:
             scratch.mkdir(parents=True, exist_ok=True)
         self.unit_dir = Path(tempfile.mkdtemp(prefix="unit-", dir=scratch)).resolve()
         self.unit_dir.chmod(0o711)
+        self.unit_user = owner_of(workspace) if existing else unit_user(runs_agent=request.runs_agent)
         home = self.unit_dir / "home"
-        home.mkdir()
-        home.chmod(0o777)
+        home.mkdir(mode=0o700)
         self.share_dir = self.unit_dir / "share"
         self.share_dir.mkdir()
         super().__init__(workspace, finish=finisher, home=home, passthrough=request.config.passthrough())
@@ -72,6 +79,7 @@ class IsolatedEnvironment(HostEnvironment):
         self.bridge = SocketBridge(self.socket_dir / "gw.sock")
         self.holder: subprocess.Popen[bytes] | None = None
         self.sealed = False
+        self.disk_watch: DiskWatch | None = None
 
     @property
     def tools(self) -> list[Path]:
@@ -85,7 +93,11 @@ class IsolatedEnvironment(HostEnvironment):
     def _start_holder(
         self, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()
     ) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
+        return self._await_ready(self._spawn_holder(argv, env, pass_fds))
+
+    @staticmethod
+    def _spawn_holder(argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             argv,
             env=env,
             stdin=subprocess.PIPE,
@@ -94,6 +106,10 @@ class IsolatedEnvironment(HostEnvironment):
             start_new_session=True,
             pass_fds=pass_fds,
         )
+
+    @staticmethod
+    def _await_ready(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+        """Wait for the holder's "ready" line; a holder that fails to start raises SetupError with its output."""
         assert proc.stdout is not None
         line = proc.stdout.readline()
         if line.strip() != b"ready":
@@ -105,13 +121,34 @@ class IsolatedEnvironment(HostEnvironment):
         return proc
 
     def seal(self) -> None:
-        """Set-up is over; the holder starts with the first command or agent that needs it."""
+        """Set-up is over: the unit's user gets its workspace and HOME; the holder starts when first needed."""
+        if not self.sealed:
+            self._hand_over_and_watch()
         self.sealed = True
 
+    def _hand_over_and_watch(self) -> None:
+        hand_over([self.workspace, self.home_dir], self.unit_user)
+        cap = self.config.limits.effective("max_disk_mb")
+        if cap and self.disk_watch is None:
+            self.disk_watch = DiskWatch([self.workspace, self.home_dir], int(cap), self._over_disk)
+
+    def _over_disk(self, _why: str) -> None:
+        self.kill_all()
+
+    def limit_breach(self) -> str | None:
+        """Why the unit went over one of its limits (its processes were killed then), if it did."""
+        return self.disk_watch.breach if self.disk_watch is not None else None
+
     def ensure_holder(self) -> None:
-        self.sealed = True
+        if not self.sealed:
+            self._hand_over_and_watch()
+            self.sealed = True
         if self.holder is None:
             self.holder = self.start_holder()
+
+    def hand_over_home(self) -> None:
+        """Give the unit's user what the harness created in its HOME since (an agent's config directories)."""
+        hand_over([self.home_dir], self.unit_user)
 
     @abstractmethod
     def start_holder(self) -> subprocess.Popen[bytes]:
@@ -129,7 +166,7 @@ class IsolatedEnvironment(HostEnvironment):
     def share(self, host: Path, name: str) -> PurePosixPath:
         target = self.share_dir / name
         self.unshare(name)
-        link_tree(host, target)
+        copy_shared(host, target)
         return SHARE_INNER / name
 
     def unshare(self, name: str) -> None:
@@ -158,9 +195,13 @@ class IsolatedEnvironment(HostEnvironment):
         try:
             self.end_processes()
             self.stop_holder()
+            if self.disk_watch is not None:
+                self.disk_watch.final_check()
         finally:
             self.bridge.close()
             shutil.rmtree(self.socket_dir, ignore_errors=True)
+            if self.request.mode is not PreservationMode.NONE:
+                take_back(self.workspace, self.unit_user)
             kept = super().finish()
             shutil.rmtree(self.unit_dir, ignore_errors=True)
         return kept

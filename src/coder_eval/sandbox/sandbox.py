@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import stat
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from coder_eval.common.process import ExecResult
 from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.sandbox import SandboxConfig
-from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline
+from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
@@ -34,6 +33,7 @@ class Sandbox:
         scratch: Path | None = None,
         deadline: Deadline | None = None,
         tools: tuple[str, ...] = (),
+        runs_agent: bool = True,
     ) -> None:
         self.config = config
         self.deadline = deadline
@@ -53,6 +53,7 @@ class Sandbox:
             task_dir=task_dir,
             base_env=base_env,
             tools=tools,
+            runs_agent=runs_agent,
         )
         self.environment: SandboxEnvironment | None = None
         self.was_adopted = False
@@ -113,8 +114,11 @@ class Sandbox:
         shims = root / MOCKS_DIR
         venv_bin = root / ".venv" / "bin"
         # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
-        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.packages else None
-        dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
+        node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.specifiers else None
+        # a graded directory need not hold every mock directory (nor may one lead out of it)
+        mocks = [root / rel for rel in self.config.mock_path_dirs]
+        mocks = [d for d in mocks if d.is_dir() and d.resolve().is_relative_to(root.resolve())]
+        dirs = [d for d in [shims, *mocks, venv_bin, node_bin] if d is not None and d.is_dir()]
         env.add_path_entries(dirs)
         if self.config.python is not None:
             _mark_venv(env)
@@ -123,6 +127,10 @@ class Sandbox:
     def _bounded(self, env: SandboxEnvironment) -> SandboxEnvironment:
         env.add_env({UNIT_TAG_VAR: self.tag})
         return env if self.deadline is None else BoundedEnvironment(env, self.deadline)
+
+    def limit_breach(self) -> str | None:
+        """Why the unit went over one of its limits (disk), if it did; its processes were killed then."""
+        return limit_breach(self.environment) if self.environment is not None else None
 
     def kill_processes(self) -> None:
         """End every process of the unit now, detached ones too (safe from any thread)."""
@@ -176,16 +184,14 @@ class Sandbox:
         return self.live.exec(cmd, timeout=timeout)
 
     def finish(self) -> Path | None:
-        """End the unit's processes, then preserve or drop the workspace according to the mode."""
+        """End the unit's processes, then preserve or drop the workspace according to the mode.
+
+        An adopted workspace (re-grading) stays where it is: its environment has nothing to move.
+        """
         if self.environment is None:
             return None
         self._killed |= kill_tagged(self.tag)
-        if self.was_adopted:
-            self.environment.kill_all()
-            shutil.rmtree(self.environment.home_dir, ignore_errors=True)
-            kept: Path | None = self.environment.workspace
-        else:  # finishing an environment ends its processes first
-            kept = self.kept = self.environment.finish()
+        kept = self.kept = self.environment.finish()  # finishing an environment ends its processes first
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
         return kept
 

@@ -121,6 +121,14 @@ class HostEnvironment:
     def seal(self) -> None:
         """Nothing to close: the host's network stays the host's."""
 
+    def limits_in_force(self) -> dict[str, str]:
+        """Nothing but the deadline binds in a host directory."""
+        return {}
+
+    def limit_breach(self) -> str | None:
+        """Never: a host directory enforces no limit but the deadline."""
+        return None
+
     def reach(self, url: str) -> str:
         return url
 

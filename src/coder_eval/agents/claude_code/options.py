@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval.agents.claude_code.config import ClaudeCodeConfig
+from coder_eval.common.host_tools import find_host_tool, host_tool
 
 # Launcher that makes the CLI lead its own process group, so a timeout can kill the CLI and
 # everything it spawned with one signal. `setsid` keeps the PID when the caller is not a
 # group leader, so the PID written here is the group id. `env -u` drops the names the SDK
 # inherits from the harness (their values were already blanked in the options), so the CLI
 # starts with exactly the sandbox's environment.
-_LAUNCHER = """#!/bin/sh
+_LAUNCHER = """#!{sh}
 echo $$ > {pidfile}
-if command -v setsid >/dev/null 2>&1; then exec {unset}setsid {argv} "$@"; fi
-exec {unset}{argv} "$@"
+exec {unset}{setsid}{argv} "$@"
 """
 
 SDK_OWN_VARS = frozenset({"CLAUDE_CODE_ENTRYPOINT", "CLAUDE_AGENT_SDK_VERSION", "PWD"})
@@ -70,8 +70,19 @@ def write_launcher(home: Path, argv: list[str], unset: list[str] | None = None) 
     """A script the SDK starts as "the CLI": it records its pid, then becomes `argv` (the sandbox's launch line)."""
     launcher = home / "claude-launch"
     pidfile = home / "claude.pid"
-    drop = "env " + "".join(f"-u {shlex.quote(name)} " for name in unset) if unset else ""
-    text = _LAUNCHER.format(pidfile=shlex.quote(str(pidfile)), argv=" ".join(shlex.quote(a) for a in argv), unset=drop)
+    # Every program here by absolute path: the launcher runs on the host with the unit's
+    # environment, whose PATH starts with directories the agent can write.
+    env = shlex.quote(host_tool("env"))
+    drop = f"{env} " + "".join(f"-u {shlex.quote(name)} " for name in unset) if unset else ""
+    found = find_host_tool("setsid")
+    setsid = f"{shlex.quote(found)} " if found else ""
+    text = _LAUNCHER.format(
+        sh=host_tool("sh"),
+        pidfile=shlex.quote(str(pidfile)),
+        argv=" ".join(shlex.quote(a) for a in argv),
+        unset=drop,
+        setsid=setsid,
+    )
     launcher.write_text(text, encoding="utf-8")
     launcher.chmod(0o755)
     return launcher, pidfile

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -11,7 +11,15 @@ from coder_eval.models.agent import BaseAgentConfig
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 ReasoningEffort = Literal["minimal", "low", "medium", "high", "xhigh"]
 _OWNED = frozenset(
-    {"model", "model_provider", "model_providers", "sandbox_mode", "developer_instructions", "model_reasoning_effort"}
+    {
+        "model",
+        "model_provider",
+        "model_providers",
+        "sandbox_mode",
+        "developer_instructions",
+        "model_reasoning_effort",
+        "model_context_window",
+    }
 )
 
 
@@ -32,6 +40,7 @@ class CodexConfig(BaseAgentConfig):
         description="Extra Codex configuration keys (dotted paths allowed), each passed as `-c key=value`.",
     )
     cli_path: str | None = Field(None, description="A Codex CLI to run instead of the one in openai-codex-cli-bin.")
+    accepts_context_window: ClassVar[bool] = True  # passed as Codex's model_context_window
 
     @field_validator("sdk_options")
     @classmethod

@@ -29,6 +29,8 @@ def models_json(config: PiConfig, base_url: str, api_key: str) -> dict[str, Any]
         "reasoning": reasoning,
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
     }
+    if config.context_window is not None:
+        model["contextWindow"] = config.context_window
     provider = {
         "baseUrl": base_url,
         "api": "openai-completions",

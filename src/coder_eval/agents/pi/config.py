@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -17,3 +17,4 @@ class PiConfig(BaseAgentConfig):
         None, description="Reasoning level passed to Pi as --thinking; unset keeps Pi's default."
     )
     cli_path: str | None = Field(None, description="A pi binary to run instead of the installed one.")
+    accepts_context_window: ClassVar[bool] = True  # written as the model's contextWindow in models.json
