@@ -1,7 +1,13 @@
-"""Shared by the hostile-agent tests: drivers, the CLI in a subprocess, what reached the host."""
+"""Shared by the hygiene tests of tests/security: the CLI as an operator, records, what reached the host.
+
+The operators (root, an ordinary user) and the drivers come from `operators.py`; this adds what
+those tests need beyond `Operator.cli`: the same command line for a pseudo-terminal or a watched
+process, task files, and measures of the disk.
+"""
 
 from __future__ import annotations
 
+import grp
 import json
 import os
 import shutil
@@ -12,29 +18,33 @@ from typing import Any
 
 import pytest
 import yaml
+from operators import BOOT, SITE, Operator, _system_python, require_driver
 
-TIMEOUT = 600
-DRIVERS = ("tempdir", "bubblewrap", "docker")
-
-
-def driver_available(name: str) -> bool:
-    """Probed from outside, without loading the drivers into the test process."""
-    if name == "bubblewrap":
-        if shutil.which("bwrap") is None:
-            return False
-        probe = ["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--", "/bin/true"]
-        return subprocess.run(probe, env={}, capture_output=True, timeout=30).returncode == 0
-    if name == "docker":
-        if shutil.which("docker") is None or subprocess.run(["docker", "info"], capture_output=True).returncode:
-            return False
-        image = os.environ.get("CODER_EVAL_DOCKER_IMAGE", "coder-eval-base:latest")
-        return subprocess.run(["docker", "image", "inspect", image], capture_output=True).returncode == 0
-    return True
+TIMEOUT = 900
 
 
 def need_driver(name: str) -> None:
-    if not driver_available(name):
-        pytest.skip(f"the {name} driver is not usable here (scripts/sandbox-deps.sh sets it up)")
+    if name != "tempdir":
+        require_driver(name)
+
+
+def operator_command(
+    op: Operator, args: list[str | Path], env: dict[str, str] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment `op.cli(*args, env=env)` would use, for callers that run it themselves."""
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    base = {"HOME": str(op.home), "PATH": path, "LANG": "C.UTF-8", **(env or {})}
+    words = [str(a) for a in args]
+    if op.name == "root":
+        return [sys.executable, "-m", "coder_eval", *words], base
+    python = _system_python()
+    assert python is not None
+    try:
+        groups = ["--groups", str(grp.getgrnam("docker").gr_gid)]
+    except KeyError:
+        groups = ["--clear-groups"]
+    ids = ["--reuid", str(op.uid), "--regid", str(op.uid), *groups]
+    return [shutil.which("setpriv") or "setpriv", *ids, "--", python, "-c", BOOT, SITE, *words], base
 
 
 def write_task(folder: Path, doc: dict[str, Any], script: dict[str, Any] | None = None) -> Path:
@@ -57,27 +67,6 @@ def claude_agent(**extra: Any) -> dict[str, Any]:
         "setting_sources": [],
         **extra,
     }
-
-
-def harness_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {**os.environ, "COLUMNS": "200", **(extra or {})}
-    env.pop("API_BACKEND", None)
-    return env
-
-
-def coder_eval(
-    *args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = TIMEOUT, **popen: Any
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "coder_eval", *map(str, args)],
-        cwd=cwd,
-        env=env or harness_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        **popen,
-    )
 
 
 def records(run_dir: Path) -> list[dict[str, Any]]:
@@ -142,17 +131,18 @@ def open_file_bytes(pid: int, root: Path) -> int:
 
 
 def run_disk_capped(
-    args: list[str | Path], *, cwd: Path, env: dict[str, str], watch: list[Path], cap: int, timeout: float = TIMEOUT
+    op: Operator, args: list[str | Path], *, env: dict[str, str] | None, watch: list[Path], cap: int
 ) -> tuple[int, str, int]:
-    """The CLI, killed (and the test failed) the moment the disk under `watch` (files on disk and
-    files the harness holds open there) passes `cap` bytes: a regression that fills the disk fails
-    the test instead of the machine. Returns (exit code, output, peak bytes seen)."""
+    """The CLI as `op`, killed (and the test failed) the moment the disk under `watch` (files on disk
+    and files the harness holds open there) passes `cap` bytes: a regression that fills the disk
+    fails the test instead of the machine. Returns (exit code, output, peak bytes seen)."""
     import signal
     import threading
     import time
 
+    argv, full_env = operator_command(op, args, env)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "coder_eval", *map(str, args)], cwd=cwd, env=env, stdout=subprocess.PIPE,
+        argv, cwd=op.work, env=full_env, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     peak = 0
@@ -173,7 +163,7 @@ def run_disk_capped(
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        out, _ = proc.communicate(timeout=TIMEOUT)
     finally:
         stop.set()
         sampler.join()

@@ -6,7 +6,9 @@ a query string, a scheme-less proxy). A unit records the environment each of its
 (pre_run, a criterion, and, in the agent test, the real Claude Code CLI's Bash and every
 /proc/*/environ it can read); the test then scans the whole run directory and the CLI's output
 for the secrets, checks that the unit got the URLs without them, that `plan`, the start of `run`
-and task.log named the variables, and that the grade is the honest one.
+and task.log named the variables, and that the grade is the honest one. Each case runs under
+bubblewrap and docker (the agentless one under tempdir too), with the harness as root and as an
+ordinary user (operators.py).
 """
 
 from __future__ import annotations
@@ -16,18 +18,8 @@ import secrets
 from pathlib import Path
 
 import pytest
-from hygiene_kit import (
-    DRIVERS,
-    claude_agent,
-    coder_eval,
-    criteria,
-    harness_env,
-    need_driver,
-    records,
-    survivors,
-    tree,
-    write_task,
-)
+from hygiene_kit import claude_agent, criteria, need_driver, records, survivors, tree, write_task
+from operators import DRIVERS, OPERATORS, operator
 
 pytestmark = pytest.mark.slow
 
@@ -90,73 +82,84 @@ def _agentless(folder: Path, driver: str) -> Path:
     )
 
 
-@pytest.mark.parametrize("driver", DRIVERS)
-def test_commands_and_criteria_get_the_settings_without_credentials(tmp_path: Path, driver: str) -> None:
+@pytest.mark.parametrize("who", OPERATORS)
+@pytest.mark.parametrize("driver", ["tempdir", *DRIVERS])
+def test_commands_and_criteria_get_the_settings_without_credentials(driver: str, who: str) -> None:
     need_driver(driver)
-    task = _agentless(tmp_path / "suite", driver)
-    env = harness_env(CREDENTIAL_ENV)
-    planned = coder_eval("plan", task, cwd=tmp_path, env=env)
-    assert planned.returncode == 0, planned.stdout + planned.stderr
-    for name in WITHHELD:
-        assert f"{name} carries a credential" in planned.stderr and "without the credential" in planned.stderr
-    assert "NO_PROXY carries" not in planned.stderr and not _leaks(planned.stdout + planned.stderr)
+    with operator(who) as op:
+        task = _agentless(op.work / "suite", driver)
+        op.own(op.work / "suite")
+        planned = op.cli("plan", str(task), env=CREDENTIAL_ENV)
+        assert planned.returncode == 0, planned.stdout + planned.stderr
+        for name in WITHHELD:
+            assert f"{name} carries a credential" in planned.stderr and "without the credential" in planned.stderr
+        assert "NO_PROXY carries" not in planned.stderr and not _leaks(planned.stdout + planned.stderr)
 
-    before = tree(tmp_path)
-    run_dir = tmp_path / "run"
-    ran = coder_eval("run", task, "--run-dir", run_dir, cwd=tmp_path, env=env)
-    out = ran.stdout + ran.stderr
-    assert ran.returncode == 1, out  # the honest failure, nothing else
-    assert all(f"warning: {name} carries a credential" in ran.stderr for name in WITHHELD), ran.stderr
-    (record,) = records(run_dir)
-    assert record["final_status"] == "FAILURE", out
-    results = criteria(record)
-    assert results["criterion env"]["score"] == 1.0 and results["set"]["score"] == 1.0
-    assert results["an honest failure"]["score"] == 0.0
-    artifacts = Path(record["sandbox_path"])
-    for dump in ("pre_run.env", "criterion.env"):
-        assert _seen(artifacts / dump) == CLEAN, dump
-    log = next(run_dir.rglob("task.log")).read_text()
-    assert all(f"{name} carries a credential" in log for name in WITHHELD), log
-    assert not _leaks(out) and not _scan(run_dir)
-    assert tree(tmp_path, skip=(run_dir,)) == before - {"run"}  # nothing written beside the run
+        before = tree(op.work)
+        run_dir = op.work / "run"
+        ran = op.cli("run", str(task), "--run-dir", str(run_dir), env=CREDENTIAL_ENV)
+        out = ran.stdout + ran.stderr
+        assert ran.returncode == 1, out  # the honest failure, nothing else
+        assert all(f"warning: {name} carries a credential" in ran.stderr for name in WITHHELD), ran.stderr
+        (record,) = records(run_dir)
+        assert record["final_status"] == "FAILURE", out
+        results = criteria(record)
+        assert results["criterion env"]["score"] == 1.0 and results["set"]["score"] == 1.0
+        assert results["an honest failure"]["score"] == 0.0
+        artifacts = Path(record["sandbox_path"])
+        for dump in ("pre_run.env", "criterion.env"):
+            assert _seen(artifacts / dump) == CLEAN, dump
+        log = next(run_dir.rglob("task.log")).read_text()
+        assert all(f"{name} carries a credential" in log for name in WITHHELD), log
+        assert not _leaks(out) and not _scan(run_dir)
+        assert tree(op.work, skip=(run_dir,)) == before  # nothing written beside the run
 
 
-def test_the_agent_and_everything_it_can_read_get_no_credential(tmp_path: Path) -> None:
-    """The real Claude Code CLI under bubblewrap: its Bash dumps its environment and every
-    /proc/*/environ in reach; its own process is started from the same allowlist."""
-    need_driver("bubblewrap")
+@pytest.mark.parametrize("who", OPERATORS)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_the_agent_and_everything_it_can_read_get_no_credential(driver: str, who: str) -> None:
+    """The real Claude Code CLI: its Bash dumps its environment and every /proc/*/environ in
+    reach; its own process is started from the same allowlist."""
+    need_driver(driver)
     marker = f"{3000 + secrets.randbelow(900)}.75"
     hunt = (
         "{ env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; } > loot.env; "
         f"grep -h PROXY loot.env | sort -u; (setsid sleep {marker} >/dev/null 2>&1 &)"
     )
-    task = write_task(
-        tmp_path / "suite",
-        {
-            "task_id": "env-agent",
-            "description": "a hostile agent hunts for proxy and index credentials",
-            "initial_prompt": "Look around.",
-            "agent": claude_agent(),
-            "sandbox": {"driver": "bubblewrap"},
-            "success_criteria": [
-                {"type": "file_contains", "path": "loot.env", "includes": ["PIP_INDEX_URL="], "description": "hunted"},
-                {"type": "file_exists", "path": "never-made.txt", "description": "an honest failure"},
-            ],
-        },
-        {"steps": [{"run_command": {"command": hunt}}, {"reply": "done"}]},
-    )
-    run_dir = tmp_path / "run"
-    ran = coder_eval("run", task, "--run-dir", run_dir, "-b", "script", cwd=tmp_path, env=harness_env(CREDENTIAL_ENV))
-    try:
-        assert not survivors(marker), "a process the agent left behind outlived its unit"
-    finally:
-        for pid in survivors(marker):
-            os.kill(pid, 9)
-    out = ran.stdout + ran.stderr
-    (record,) = records(run_dir)
-    assert record["final_status"] == "FAILURE", out
-    assert criteria(record)["hunted"]["score"] == 1.0, record["success_criteria_results"]
-    loot = (Path(record["sandbox_path"]) / "loot.env").read_text()
-    assert "PIP_INDEX_URL=https://index.example/simple" in loot
-    assert f"HTTPS_PROXY={CLEAN['HTTPS_PROXY']}" in loot
-    assert not _leaks(out) and not _scan(run_dir), _scan(run_dir)
+    with operator(who) as op:
+        task = write_task(
+            op.work / "suite",
+            {
+                "task_id": "env-agent",
+                "description": "a hostile agent hunts for proxy and index credentials",
+                "initial_prompt": "Look around.",
+                "agent": claude_agent(),
+                "sandbox": {"driver": driver},
+                "success_criteria": [
+                    {
+                        "type": "file_contains",
+                        "path": "loot.env",
+                        "includes": ["PIP_INDEX_URL="],
+                        "description": "hunted",
+                    },
+                    {"type": "file_exists", "path": "never-made.txt", "description": "an honest failure"},
+                ],
+            },
+            {"steps": [{"run_command": {"command": hunt}}, {"reply": "done"}]},
+        )
+        op.own(op.work / "suite")
+        run_dir = op.work / "run"
+        ran = op.cli("run", str(task), "--run-dir", str(run_dir), "-b", "script", env=CREDENTIAL_ENV)
+        try:
+            assert not survivors(marker), "a process the agent left behind outlived its unit"
+        finally:
+            for pid in survivors(marker):
+                os.kill(pid, 9)
+        out = ran.stdout + ran.stderr
+        (record,) = records(run_dir)
+        assert record["final_status"] == "FAILURE", out
+        assert criteria(record)["hunted"]["score"] == 1.0, record["success_criteria_results"]
+        loot = (Path(record["sandbox_path"]) / "loot.env").read_text()
+        assert "PIP_INDEX_URL=https://index.example/simple" in loot
+        assert f"HTTPS_PROXY={CLEAN['HTTPS_PROXY']}" in loot
+        assert not _leaks(out) and not _scan(run_dir), _scan(run_dir)

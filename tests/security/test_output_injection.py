@@ -7,7 +7,8 @@ a `</details>`, a code fence, table pipes and `javascript:`/image links. It goes
 output path twice: in process through each renderer (describe, the --stream renderer on a terminal,
 task.log, progress, run.md / task.md / the gate's job summary rendered by a CommonMark engine, the
 HTML reports, JUnit), and end to end with the real Claude Code CLI on the scripted model, whose
-shell command, output, files and final words carry the corpus, watched on a pseudo-terminal.
+shell command, output, files and final words carry the corpus, watched on a pseudo-terminal,
+under bubblewrap and docker, with the harness as root and as an ordinary user.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import re
 import select
 import shlex
 import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hygiene_kit import claude_agent, coder_eval, criteria, harness_env, records, tree, write_task
+from hygiene_kit import claude_agent, criteria, need_driver, operator_command, records, tree, write_task
 from hygiene_nasty_text import ALL, CORPUS, FORGED, TERMINAL_BAD
 from markdown_it import MarkdownIt
+from operators import DRIVERS, OPERATORS, Operator, operator
 from rich.console import Console
 
 from coder_eval.agents.events import AgentEndEvent, AgentStartEvent, TextChunkEvent, ToolEndEvent, ToolStartEvent
@@ -219,7 +220,7 @@ def test_html_and_junit_reports_hold_no_agent_markup() -> None:
 # --- end to end: the real Claude Code CLI on the scripted model ----------------------------
 
 
-def _hostile_task(folder: Path) -> Path:
+def _hostile_task(folder: Path, driver: str) -> Path:
     # Claude Code refuses a shell command holding control characters, so the shell makes them.
     files = {"nasty.txt": ALL + "\n", "score.sh": "printf '0\\n'; cat nasty.txt\n"}
     command = (
@@ -233,7 +234,7 @@ def _hostile_task(folder: Path) -> Path:
             "description": "an agent whose words, output and files try to drive the terminal and the reports",
             "initial_prompt": "Write your notes.",
             "agent": claude_agent(),
-            "sandbox": {"driver": "tempdir"},
+            "sandbox": {"driver": driver},
             "success_criteria": [
                 {"type": "run_command", "command": "sh score.sh", "score_from_stdout": True, "description": "score"},
                 {"type": "run_command", "command": "cat nasty.txt; exit 3", "description": "echoes the file"},
@@ -244,11 +245,13 @@ def _hostile_task(folder: Path) -> Path:
     )
 
 
-def _run_on_a_terminal(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> str:
-    """The CLI with its stdout and stderr on a pseudo-terminal, as an operator watches it."""
+def _run_on_a_terminal(op: Operator, args: list[str], env: dict[str, str], timeout: float = 600) -> str:
+    """The CLI as `op` with its stdout and stderr on a pseudo-terminal, as an operator watches it."""
+    argv, full_env = operator_command(op, list(args), env)
     leader, follower = pty.openpty()
+    os.chown(os.ttyname(follower), op.uid, -1)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "coder_eval", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        argv, cwd=op.work, env=full_env, stdin=subprocess.DEVNULL,
         stdout=follower, stderr=follower, start_new_session=True,
     )  # fmt: skip
     os.close(follower)
@@ -276,15 +279,21 @@ def _run_on_a_terminal(args: list[str], cwd: Path, env: dict[str, str], timeout:
 
 
 @pytest.mark.slow
-def test_a_hostile_agent_cannot_drive_the_terminal_or_break_the_reports(tmp_path: Path) -> None:
-    task = _hostile_task(tmp_path / "suite")
-    before = tree(tmp_path)
-    run_dir = tmp_path / "run"
-    env = harness_env({"TERM": "xterm-256color", "COLUMNS": "100"})
-    env.pop("NO_COLOR", None)
-    shown = _run_on_a_terminal(
-        ["run", str(task), "--run-dir", str(run_dir), "-b", "script", "-s", "full"], tmp_path, env
-    )
+@pytest.mark.parametrize("who", OPERATORS)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_hostile_agent_cannot_drive_the_terminal_or_break_the_reports(driver: str, who: str) -> None:
+    need_driver(driver)
+    with operator(who) as op:
+        _hostile_attack_is_inert(op, driver)
+
+
+def _hostile_attack_is_inert(op: Operator, driver: str) -> None:
+    task = _hostile_task(op.work / "suite", driver)
+    op.own(op.work / "suite")
+    before = tree(op.work)
+    run_dir = op.work / "run"
+    env = {"TERM": "xterm-256color", "COLUMNS": "100"}
+    shown = _run_on_a_terminal(op, ["run", str(task), "--run-dir", str(run_dir), "-b", "script", "-s", "full"], env)
     (record,) = records(run_dir)
     assert record["final_status"] == "FAILURE", shown  # the honest grade
     results = criteria(record)
@@ -299,23 +308,23 @@ def test_a_hostile_agent_cannot_drive_the_terminal_or_break_the_reports(tmp_path
     _no_forged_line(log)
     assert all(STAMP.match(line) or line.startswith(" ") for line in log.splitlines())
 
-    report = coder_eval("report", run_dir, cwd=tmp_path, env=env)
+    report = op.cli("report", str(run_dir), env=env)
     assert report.returncode == 0, report.stderr
     _markdown_is_inert(report.stdout, headings=4)
-    summary_file = tmp_path / "summary.md"
-    gate = coder_eval("gate", run_dir, "--step-summary", summary_file, cwd=tmp_path, env=env)
+    summary_file = op.work / "summary.md"
+    gate = op.cli("gate", str(run_dir), "--step-summary", str(summary_file), env=env)
     assert gate.returncode in (0, 1), gate.stdout + gate.stderr
     _markdown_is_inert(summary_file.read_text(), headings=4)
     _terminal_safe(gate.stdout + gate.stderr, allow_sgr=True)
 
-    html = coder_eval("report", run_dir, "-f", "html", cwd=tmp_path, env=env)
+    html = op.cli("report", str(run_dir), "-f", "html", env=env)
     assert html.returncode == 0, html.stderr
     for page in run_dir.rglob("*.html"):
         tags = _elements(page.read_text())
         assert not any(tag in ("img", "iframe") for tag, _ in tags), page
         assert not any(any(k.startswith("on") for k in attrs) for _, attrs in tags), page
 
-    evaluated = coder_eval("evaluate", run_dir, cwd=tmp_path, env=env)
+    evaluated = op.cli("evaluate", str(run_dir), env=env)
     _terminal_safe(evaluated.stdout + evaluated.stderr, allow_sgr=True)
     _no_forged_line(evaluated.stdout)
-    assert tree(tmp_path, skip=(run_dir,)) == (before | {"summary.md"}) - {"run"}  # nothing outside the unit
+    assert tree(op.work, skip=(run_dir,)) == before | {"summary.md"}  # nothing outside the unit
