@@ -60,20 +60,23 @@ def write_task(root: Path, doc: dict[str, Any] = TASK) -> Path:
     return path
 
 
-def harbor_trial(task_dir: Path, work: Path, *, solve: bool) -> dict[str, float]:
-    """What Harbor does, on this machine: the starting state, the oracle (or nothing), the verifier."""
+def harbor_trial(task_dir: Path, work: Path, *, solve: bool, python: Path) -> dict[str, float]:
+    """What Harbor does, on this machine: the starting state, the oracle (or nothing), the verifier.
+
+    `python` stands in for the image's python3: the verifier installs the carried wheel into it."""
     app, logs = work / "app", work / "logs"
     shutil.copytree(task_dir / "environment" / "coder-eval-workspace", app)
     env = {**os.environ, "CODER_EVAL_WORKDIR": str(app), "HARBOR_VERIFIER_LOGS": str(logs)}
+    env["CODER_EVAL_PYTHON"] = str(python)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     if solve:
         subprocess.run(["bash", task_dir / "solution" / "solve.sh"], env=env, check=True, timeout=30)
-    subprocess.run(["bash", task_dir / "tests" / "test.sh"], env=env, capture_output=True, timeout=120)
+    subprocess.run(["bash", task_dir / "tests" / "test.sh"], env=env, capture_output=True, timeout=600)
     return dict(json.loads((logs / "reward.json").read_text(encoding="utf-8")))
 
 
 @pytest.mark.slow
-def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
+def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_python: Path) -> None:
     task = write_task(tmp_path)
     proc = cli("export", task, "--format", "harbor", "-o", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -86,9 +89,9 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert dockerfile.startswith("FROM python:3.12-slim") and "COPY coder-eval-workspace/ /app/" in dockerfile
     assert (exported / "environment" / "coder-eval-workspace" / "name.txt").read_text(encoding="utf-8") == "Ada\n"
 
-    solved = harbor_trial(exported, tmp_path / "solved", solve=True)
+    solved = harbor_trial(exported, tmp_path / "solved", solve=True, python=verifier_python)
     assert solved == {"reward": 1.0, "success": 1.0, "criterion_0": 1.0, "criterion_1": 1.0}
-    unsolved = harbor_trial(exported, tmp_path / "unsolved", solve=False)
+    unsolved = harbor_trial(exported, tmp_path / "unsolved", solve=False, python=verifier_python)
     assert unsolved["reward"] == 0.0 and unsolved["success"] == 0.0
 
     proc = cli("import", "harbor", "out", "-o", "imported", cwd=tmp_path)
@@ -100,7 +103,9 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert imported["reference"] == {"directory": "solution/files"}
     (criterion,) = imported["success_criteria"]
     assert criterion["type"] == "run_command" and criterion["score_from_stdout"] is True
-    assert cli("plan", "imported", cwd=tmp_path).returncode == 0
+    assert imported["agent"]["type"] == "claude-code" and "Bash" in imported["agent"]["allowed_tools"]
+    planned = cli("plan", "imported", "-b", "script", "--oracle", cwd=tmp_path)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
 
     # Grade the solved workspace with the imported task: its verifier runs the exported one. The
     # task's image needs a registry, so grading runs under tempdir with the verifier's directories

@@ -30,15 +30,16 @@ def test_claude_login_is_not_claimed_as_a_usable_credential(tmp_path: Path) -> N
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / ".credentials.json").write_text(json.dumps({"claudeAiOauth": {}}), encoding="utf-8")
     env = {"HOME": str(home), "ANTHROPIC_API_KEY": "", "AWS_BEARER_TOKEN_BEDROCK": ""}
-    proc = run_cli("plan", REPO / "tasks" / "hello_date.yaml", cwd=tmp_path, env=env)
-    assert proc.returncode == 0
-    text = " ".join(proc.stderr.split())
-    assert "no credentials for claude-code" in text
+    proc = run_cli("plan", REPO / "tasks" / "hello_date.yaml", "-b", "direct", cwd=tmp_path, env=env)
+    assert proc.returncode == 1  # run would refuse: no key for -b direct
+    text = " ".join(proc.stdout.split())
+    assert "needs ANTHROPIC_API_KEY for agent claude-code" in text
     assert "the Claude Code login in ~/.claude/.credentials.json is not used" in text
     proc = run_cli(
-        "plan", REPO / "tasks" / "hello_date.yaml", cwd=tmp_path, env={**env, "CLAUDE_CODE_OAUTH_TOKEN": "x"}
-    )
-    assert "CLAUDE_CODE_OAUTH_TOKEN is not used" in " ".join(proc.stderr.split())
+        "plan", REPO / "tasks" / "hello_date.yaml", "-b", "direct", cwd=tmp_path,
+        env={**env, "CLAUDE_CODE_OAUTH_TOKEN": "x"},
+    )  # fmt: skip
+    assert "CLAUDE_CODE_OAUTH_TOKEN is not used" in " ".join(proc.stdout.split())
 
 
 def test_shipped_experiments_resolve_over_the_examples(tmp_path: Path) -> None:
@@ -46,7 +47,7 @@ def test_shipped_experiments_resolve_over_the_examples(tmp_path: Path) -> None:
     assert {"model-comparison", "early-stop-ab", "prompt-phrasing", "plugin-comparison"} <= set(names)
     for name in names:
         proc = run_cli(
-            "plan", "tasks/hello_date.yaml", "examples/tasks", "-e", name, cwd=REPO,
+            "plan", "tasks/hello_date.yaml", "examples/tasks", "-e", name, "-b", "script", cwd=REPO,
             env={"PLUGIN_PATH": str(REPO / "plugins" / "coder-eval")},
         )  # fmt: skip
         assert proc.returncode == 0, f"{name}: {proc.stdout}{proc.stderr}"

@@ -15,7 +15,7 @@ from coder_eval.errors import RecordError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.status import FinalStatus
-from coder_eval.records.layout import RUN_JSON, find_task_results, replicate_dir
+from coder_eval.records.layout import RUN_JSON, RUN_PLAN, find_task_results, replicate_dir
 from coder_eval.records.legacy import conversion_lines, read_run_record
 from coder_eval.records.store import read_task_result
 from coder_eval.records.summary import build_run_summary
@@ -116,7 +116,11 @@ class RunReader:
                 results.append(self.task(path))
             except RecordError as exc:
                 warnings.append(str(exc))
-        return build_run_summary(entry.run_id, results), warnings
+        summary = build_run_summary(entry.run_id, results)
+        planned = _planned(entry.directory)
+        if planned is not None:
+            summary = summary.model_copy(update={"units_planned": planned, "units_finished": len(results)})
+        return summary, warnings
 
 
 _Loaded = tuple[RunSummary, list[dict[str, Any]], bool]
@@ -149,3 +153,12 @@ def _load_run(path: Path) -> _Loaded:
             f"rebuild it with `coder-eval aggregate {path.parent}`"
         ) from None
     return summary, [compact_row(r) for r in summary.task_results], raw.get("interrupted") is True
+
+
+def _planned(directory: Path) -> int | None:
+    """The planned total a running run wrote at its start (run-plan.json), or None."""
+    try:
+        value = json.loads((directory / RUN_PLAN).read_bytes()).get("units_planned")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value >= 0 else None

@@ -32,10 +32,12 @@ def agents(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table("agent", "status", "binary", "version", "found at / how to install", box=None)
-    for row in rows:
-        table.add_row(row.kind, row.status, row.binary or "-", row.version or "-", row.location or row.install or "-")
+    for row in rows:  # plain Text cells: an install hint like `pip install 'coder-eval[codex]'` is no markup
+        cells = (row.kind, row.status, row.binary or "-", row.version or "-", row.location or row.install or "-")
+        table.add_row(*(Text(str(c)) for c in cells))
     Console().print(table)
 
 

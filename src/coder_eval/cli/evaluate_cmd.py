@@ -80,9 +80,7 @@ def evaluate(
         _regrade_with(task, workdir, row)
         return
 
-    outcome = run_evaluate(
-        task, workdir, run_dir=run_dir, in_place=in_place, preserve=preserve, row=row, driver=driver
-    )
+    outcome = run_evaluate(task, workdir, run_dir=run_dir, in_place=in_place, preserve=preserve, row=row, driver=driver)
     result = outcome.result
     out().print(criteria_table(result))
     score = "n/a" if result.weighted_score is None else f"{result.weighted_score:.3f}"

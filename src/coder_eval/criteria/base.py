@@ -13,10 +13,11 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult, run_shell
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.criteria import bounded
 from coder_eval.criteria.paths import Resolution, resolve_paths
 from coder_eval.criteria.registry import register_criterion
@@ -24,6 +25,7 @@ from coder_eval.errors import CheckerMisuseError
 from coder_eval.models.criteria_base import BaseCriterion as CriterionSpec
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
+from coder_eval.sandbox.cli_recorder import CliLog
 from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
@@ -34,6 +36,18 @@ if TYPE_CHECKING:
 SpecT = TypeVar("SpecT", bound=CriterionSpec)
 
 __all__ = ["BaseCriterion", "CheckContext", "Criterion", "register_criterion"]
+
+
+class GradingControl(Protocol):
+    """The engine's hands around each criterion of a unit's grading (see `grading.grade`)."""
+
+    def before(self, spec: CriterionSpec) -> dict[str, str]:
+        """Ready the unit for `spec`: shows the reference when `spec` sees it; variables for its commands."""
+        ...
+
+    def after(self, spec: CriterionSpec, ran_commands: bool) -> list[str]:
+        """`spec` is done: ends what it started, withdraws the reference; notes for its result."""
+        ...
 
 
 @dataclass
@@ -55,6 +69,19 @@ class CheckContext:
     """Model routes, dialog and transcript directory for judge criteria (None outside a run)."""
     deadline: Deadline | None = None
     """The unit's deadline: file reads stop when it passes (commands are cut by the environment)."""
+    cli_log: CliLog | None = None
+    """The harness-owned log of record_cli calls (None: no recorder ran; `cli_called` reads the workspace)."""
+    scrubber: ReferenceScrubber | None = None
+    """Removes reference content from what criteria persist (built from `reference_dir` when unset)."""
+    grading: GradingControl | None = None
+    """Set by the engine for a unit's grading: processes ended and the reference shown per criterion."""
+    commands_run: int = 0
+    """Commands this context ran in the sandbox (the engine ends their leftovers after the criterion)."""
+
+    def reference_scrubber(self) -> ReferenceScrubber:
+        if self.scrubber is None:
+            self.scrubber = ReferenceScrubber(self.reference_dir)
+        return self.scrubber
 
     def resolve(self, pattern: str) -> Resolution:
         return resolve_paths(self.root, pattern, self.ignore)
@@ -85,6 +112,7 @@ class CheckContext:
 
     def run(self, command: str, timeout: float) -> ExecResult:
         """Run a criterion's shell command in the sandbox (its leftovers are killed when it ends)."""
+        self.commands_run += 1
         if self.environment is None:
             return run_shell(command, cwd=self.root, env=self.command_env(), timeout=timeout)
         start = self._start_env()

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder_eval.common.safe_open import read_inside
-from coder_eval.sandbox.record_cli import UNRECORDED_SUFFIX
 
 _JSON_TYPE_NAMES: dict[type, str] = {
     list: "an array",
@@ -27,9 +26,10 @@ MAX_LOG_BYTES = 32 * 1024 * 1024
 """Largest invocation log read; a longer one is unusable (a guard over a partial log could pass)."""
 
 
-FAILED_WRITE_SUFFIXES = (UNRECORDED_SUFFIX, ".error")
-"""Markers a recorder leaves beside its log when it could not append to it: ours (`<log>.unrecorded`,
-see sandbox/record_cli.py) and the reference system's (`<log>.error`)."""
+FAILED_WRITE_SUFFIXES = (".unrecorded", ".error")
+"""Markers a recorder in the workspace leaves beside its log when it could not append to it: the shims
+Coder Eval wrote before its recorder moved into the harness (`<log>.unrecorded`, old runs) and the
+reference system's (`<log>.error`). The harness's own recorder says so in task.log instead."""
 _MARKER_PREVIEW = 300
 
 

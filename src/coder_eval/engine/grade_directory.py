@@ -53,7 +53,7 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog, run_dir: Path) -> Gr
     """Grade `root` with the task's criteria, their commands inside the task's own sandbox driver."""
     scratch = run_dir / SCRATCH_DIR
     try:
-        with grading_sandbox(task, root, scratch, run_dir) as graded_in:
+        with grading_sandbox(task, root, scratch, run_dir, log) as graded_in:
             ctx = CheckContext(
                 root=root,
                 ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
@@ -64,6 +64,8 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog, run_dir: Path) -> Gr
                 command_dirs=graded_in.command_dirs,
                 # a grade with no unit around it still ends its file reads within the task's timeout
                 deadline=Deadline(task.definition.run_limits.task_timeout),
+                scrubber=graded_in.guard.scrubber,
+                grading=graded_in.guard,
             )
             result = grade(list(task.definition.success_criteria), ctx)
             graded_in.check_reference()

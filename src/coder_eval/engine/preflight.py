@@ -1,7 +1,7 @@
-"""Environment checks for `plan`: agent binaries, uv, credentials and sandbox drivers. Warnings only.
+"""Environment warnings for `plan`: what may be fine but is worth knowing before a run.
 
-Everything about an agent kind comes from its declaration (`AgentKind`): which binary it runs and
-how to find it, and which variables would hold a real key.
+What would make a unit fail (a missing agent binary, credential or sandbox driver) is not a
+warning: `unit_checks.py` reports it as a problem, and `run` refuses on it.
 """
 
 from __future__ import annotations
@@ -10,14 +10,10 @@ import os
 import shutil
 from pathlib import Path
 
-from coder_eval.agents.kind import AgentKind
-from coder_eval.agents.registry import agent_kind
-from coder_eval.models.registry import UnknownKindError
 from coder_eval.models.task import TaskDefinition
-from coder_eval.sandbox.drivers import DRIVERS
 
 
-def _claude_login() -> str | None:
+def claude_login() -> str | None:
     """A cached Claude Code login, which the gateway cannot use: it forwards API keys only."""
     if os.environ.get("CLAUDE_CODE_OAUTH_TOKEN"):
         return "CLAUDE_CODE_OAUTH_TOKEN"
@@ -25,53 +21,11 @@ def _claude_login() -> str | None:
     return "~/.claude/.credentials.json" if path.is_file() else None
 
 
-def _credential_warning(kind: AgentKind, model: str | None) -> str | None:
-    names = kind.credentials_for(model)
-    if not names or any(os.environ.get(n) for n in names):
-        return None
-    if kind.keys_by_provider and model and "/" in model:
-        return f"{names[0]} is not set ({kind.name} model {model})"
-    message = f"no credentials for {kind.name}: set {' or '.join(names)} (not needed with --backend script)"
-    login = _claude_login() if kind.name == "claude-code" else None
-    if login:
-        message += (
-            f"; the Claude Code login in {login} is not used: agents reach the model through "
-            "Coder Eval's gateway, which holds an API key, never a subscription login"
-        )
-    return message
-
-
-def _kind_warnings(kind: AgentKind, tasks: list[TaskDefinition]) -> list[str]:
-    warnings: list[str] = []
-    if not kind.has_implementation:
-        warnings.append(f"agent type {kind.name!r} validates, but this version of Coder Eval cannot run it yet")
-    if kind.binary is not None and kind.binary.locate() is None:
-        hint = f"; install: {kind.binary.install}" if kind.binary.install else ""
-        warnings.append(f"{kind.binary.name!r} is not on PATH (needed by agent type {kind.name!r}){hint}")
-    models = {t.agent.model if t.agent else None for t in tasks if (t.agent_type or "claude-code") == kind.name}
-    for model in sorted(models, key=str):
-        note = _credential_warning(kind, model)
-        if note and note not in warnings:
-            warnings.append(note)
-    return warnings
-
-
 def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
-    """One warning per distinct missing tool, credential or driver across all tasks."""
+    """One warning per distinct soft problem across all tasks (uv for env packages, the auto fallback)."""
     warnings: list[str] = []
-    for name in sorted({t.agent_type or "claude-code" for t in tasks}):
-        try:
-            warnings.extend(_kind_warnings(agent_kind(name), tasks))
-        except UnknownKindError as exc:
-            warnings.append(str(exc))
     if any(t.sandbox.python is not None and t.sandbox.python.env_packages for t in tasks) and not shutil.which("uv"):
         warnings.append("'uv' is not on PATH; tasks with python env_packages need it (pip install uv)")
-    for driver in sorted({t.sandbox.driver for t in tasks}):
-        if driver not in DRIVERS:
-            known = ", ".join(DRIVERS.names())
-            warnings.append(
-                f"sandbox driver {driver!r} is not available here (available: {known}); its tasks will end ERROR"
-            )
     from coder_eval.sandbox.env_allowlist import withheld_credentials
 
     names = {name: None for t in tasks for name in t.sandbox.passthrough()}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
-from coder_eval.engine.hooks import run_post
+from coder_eval.engine.hooks import run_post, scrub_command
 from coder_eval.engine.recorded_task import RegradeError, task_from_record
 from coder_eval.engine.reference import ReferenceTamperedError
 from coder_eval.engine.sandboxed_grading import grading_sandbox
@@ -22,7 +22,8 @@ from coder_eval.models.criteria_judges import AgentJudgeCriterion, SystemOneJudg
 from coder_eval.models.results import EvaluationResult, RecordNotes
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.atomic import write_text_atomic
-from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.sandbox.cli_recorder import RecordedCliLog
 from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.templates import SetupError
 
@@ -60,6 +61,13 @@ def _workspace(result: EvaluationResult, out_dir: Path) -> Path:
     return fallback
 
 
+def _recorded_cli_log(out_dir: Path) -> RecordedCliLog | None:
+    """The harness's record of the unit's record_cli calls; a run from before it existed has none, and
+    `cli_called` then reads the workspace copy (and says it is agent-writable)."""
+    path = out_dir / CLI_CALLS
+    return RecordedCliLog(path) if path.exists() or path.is_symlink() else None
+
+
 def _status(prior: EvaluationResult, fresh: FinalStatus) -> FinalStatus:
     if prior.final_status.is_execution_fact:
         return prior.final_status
@@ -86,7 +94,8 @@ def regrade_in_place(
     workspace = _workspace(prior, out_dir)
     scratch = out_dir / SCRATCH_DIR
     try:
-        with grading_sandbox(task, workspace, scratch, run_dir) as graded_in:
+        with grading_sandbox(task, workspace, scratch, run_dir, log) as graded_in:
+            guard = graded_in.guard
             ctx = CheckContext(
                 root=workspace,
                 ignore=graded_in.sandbox.ignore,
@@ -97,11 +106,19 @@ def regrade_in_place(
                 command_dirs=graded_in.command_dirs,
                 # a grade with no unit around it still ends its file reads within the task's timeout
                 deadline=Deadline(task.definition.run_limits.task_timeout),
+                cli_log=_recorded_cli_log(out_dir),
+                scrubber=guard.scrubber,
+                grading=guard,
             )
             outcome = grade(list(task.definition.success_criteria), ctx)
             graded_in.check_reference()
             task_env = {"TASK_DIR": graded_in.command_dirs["TASK_DIR"]}
-            post = prior.post_run_results or run_post(graded_in.sandbox, task.definition.post_run, log, task_env)
+            if not prior.post_run_results:
+                guard.settle()  # nothing the criteria started lives into post_run
+            post = prior.post_run_results or [
+                scrub_command(r, guard.scrubber)
+                for r in run_post(graded_in.sandbox, task.definition.post_run, log, task_env)
+            ]
     except (SetupError, ReferenceTamperedError) as exc:
         raise RegradeError(f"{out_dir}: cannot grade the preserved workspace: {exc}") from None
     finally:

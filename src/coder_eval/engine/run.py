@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +23,7 @@ from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
+from coder_eval.engine.unit_checks import RunChoices, check_backend_flags, check_units, show_warnings
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.compat import LoadWarning
@@ -29,8 +31,9 @@ from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
+from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.compact import HeldResults, held_from_run_dir
-from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
+from coder_eval.records.layout import DEFAULT_RUNS_DIR, RUN_PLAN, default_run_dir, new_run_id, point_latest
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
@@ -83,7 +86,7 @@ class RunOutcome:
         if not self.suite_gates_ok:
             return 1
         s = self.summary
-        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self._grading or s.tasks_not_graded == 0) else 1
+        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self.grading or s.tasks_not_graded == 0) else 1
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """run.json's rows in order, rebuilt one at a time from the held copies."""
@@ -91,8 +94,13 @@ class RunOutcome:
 
         return (task_row(r) for r in self.results.ordered())
 
-    _grading: bool = True
+    grading: bool = True
+    """False for `execute`: rows not graded are expected then."""
     suite_gates_ok: bool = True
+    failed_gates: list[str] = field(default_factory=list)
+    """`variant/suite: detail` for every suite gate that failed (they make the exit code 1)."""
+    verdicts: list[str] = field(default_factory=list)
+    """The experiment's comparison verdicts, one line per compared arm (empty for a single arm)."""
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -174,7 +182,9 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
 
 
 def run_pipeline(
-    request: RunRequest, observer: BatchObserver | None = None, on_plan: Callable[[int], None] | None = None
+    request: RunRequest,
+    observer: BatchObserver | None = None,
+    on_plan: Callable[[int, Path], None] | None = None,
 ) -> RunOutcome:
     """Run (or execute) every selected task; records are written as each unit finishes."""
     started = datetime.now(UTC)
@@ -191,10 +201,15 @@ def run_pipeline(
     from coder_eval.sandbox.env_allowlist import warn_withheld_credentials
 
     warn_withheld_credentials({n: None for u in units for n in u.task.definition.sandbox.passthrough()})
-    load_errors = [*report.errors, *plan.errors]
+    backend = resolve_backend(request.backend)
+    checks = check_units([*units, *plan.held_back], RunChoices(backend, request.oracle))
+    load_errors = [*report.errors, *plan.errors, *checks.errors()]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))
+    check_backend_flags(backend, request.cassettes)
+    show_warnings(checks)
     skipped = list(report.skipped)
+    executor = get_executor(request.executor, request.executor_settings)
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
     planned = len(units)
@@ -204,13 +219,16 @@ def run_pipeline(
         split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
         prior.extend(split.done + _regrade_owed(split.to_grade, run_dir))  # what the reports read of them
         units = split.to_run
+    write_text_atomic(
+        run_dir / RUN_PLAN,
+        json.dumps({"units_planned": planned, "units_to_run": len(units), "start_time": started.isoformat()}),
+    )
     if on_plan is not None:
-        on_plan(len(units))
+        on_plan(len(units), run_dir)
     _load_agents(units)
     from coder_eval.engine.pricing_check import warn_unpriced
 
-    warn_unpriced(units, resolve_backend(request.backend))
-    executor = get_executor(request.executor, request.executor_settings)
+    warn_unpriced(units, backend)
     spec = _gateway_spec(request, units, run_dir)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     options = RunOptions(
@@ -256,19 +274,24 @@ def run_pipeline(
             interrupted=interrupted,
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
+        (run_dir / RUN_PLAN).unlink(missing_ok=True)  # run.json carries units_planned now
         if interrupted and request.junit_xml is not None:
             write_junit(request.junit_xml, summary, results)
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
-    write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
+    verdicts = write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
     if request.junit_xml is not None:
         from coder_eval.suites import suite_gate_entries
 
         write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
-    outcome._grading = request.grade
+    outcome.grading = request.grade
+    outcome.verdicts = verdicts
     outcome.suite_gates_ok = all(r.passed for r in rollups)
+    from coder_eval.suites import suite_gate_entries
+
+    outcome.failed_gates = [f"{name}: {detail}" for name, ok, detail in suite_gate_entries(rollups) if not ok]
     return outcome
 
 

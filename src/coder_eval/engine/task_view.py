@@ -146,6 +146,7 @@ def _make_view(task_dir: Path, reference: Path | None, run_dir: Path) -> Path:
             partial = view.with_name(key + ".partial")
             if partial.exists():
                 shutil.rmtree(partial)
+            partial.mkdir()  # a task directory that no longer exists (an old run's) gives an empty view
             _copy(task_dir, partial, hidden, IgnoreRules.with_overrides([]))
             _read_only(partial)
             partial.rename(view)

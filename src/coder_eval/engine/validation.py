@@ -7,8 +7,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder_eval.engine.experiment_plan import ExperimentPlan, PlanInputs, plan_units
 from coder_eval.engine.preflight import environment_warnings
-from coder_eval.errors import TaskConfigError
+from coder_eval.engine.unit_checks import RunChoices, check_units
+from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.loading.static_checks import task_problems, task_warnings
@@ -24,20 +26,26 @@ class FilePlan:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What will happen that is worth knowing before a run (e.g. which route each judge uses)."""
+    problems: list[Problem] = field(default_factory=list)
+    """What resolution and the unit checks found: the file loads, but `run` would refuse it."""
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.error is None and not self.problems
 
 
 @dataclass
 class PlanReport:
     files: list[FilePlan]
     environment: list[str]
+    units: ExperimentPlan | None = None
+    """The units `run` would start for the same inputs (None when no file loaded)."""
+    other_errors: list[TaskConfigError] = field(default_factory=list)
+    """Resolution errors that belong to no listed task file."""
 
     @property
     def ok(self) -> bool:
-        return all(f.ok for f in self.files)
+        return all(f.ok for f in self.files) and not self.other_errors
 
 
 def plan_file(path: Path) -> FilePlan:
@@ -91,14 +99,47 @@ def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
     return notes
 
 
-def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
+def plan(
+    paths: list[str],
+    *,
+    cwd: Path | None = None,
+    inputs: PlanInputs | None = None,
+    choices: RunChoices | None = None,
+) -> PlanReport:
+    """Load every file, resolve every task as `run` would for these inputs, and check the units.
+
+    Each file's verdict counts everything `run` refuses for it: load errors, resolution errors
+    (under the experiment, -D, -T, --driver) and the unit checks for the chosen backend."""
     probe = _probe_bubblewrap()
     try:
         files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
     finally:
         probe.join()
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
-    return PlanReport(files, environment_warnings(definitions))
+    report = PlanReport(files, environment_warnings(definitions))
+    tasks = [t for f in files for t in f.tasks]
+    if tasks:
+        report.units = plan_units(tasks, inputs or PlanInputs(), cwd=cwd)
+        checks = check_units([*report.units.units, *report.units.held_back], choices or RunChoices())
+        _attach(report, [*report.units.errors, *checks.errors()], checks.warnings)
+    return report
+
+
+def _attach(report: PlanReport, errors: list[TaskConfigError], warnings: dict[Path, list[str]]) -> None:
+    """Each error and warning under the file it belongs to."""
+    by_path = {f.path.resolve(): f for f in report.files}
+    for error in errors:
+        target = by_path.get(Path(error.file).resolve()) if error.file is not None else None
+        if target is None:
+            report.other_errors.append(error)
+            continue
+        for problem in error.problems:
+            if problem not in target.problems:
+                target.problems.append(problem)
+    for path, lines in warnings.items():
+        target = by_path.get(path.resolve())
+        if target is not None:
+            target.warnings.extend(w for w in lines if w not in target.warnings)
 
 
 def _probe_bubblewrap() -> threading.Thread:

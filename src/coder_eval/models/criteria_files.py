@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, RegexFlags, RegexStr, StrictModel
-from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.criteria_base import BaseCriterion, names_reference
 
 PATH_DOC = "Sandbox-relative path; a glob when no file of that literal name exists."
 
@@ -139,6 +139,10 @@ class JsonCheckCriterion(BaseCriterion):
     assertions: list[JsonAssertion] = Field(default_factory=list, description="JMESPath assertions.")
     max_bytes: int | None = max_bytes_field(READ_LIMIT_BYTES, "32 MiB, read whole")
     reads_files_only: ClassVar[bool] = True
+
+    @property
+    def sees_reference(self) -> bool:
+        return self.json_schema is not None and names_reference(self.json_schema)
 
 
 class ClassificationMatchCriterion(BaseCriterion):

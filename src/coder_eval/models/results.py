@@ -214,6 +214,11 @@ class EvaluationResult(RecordModel):
         default_factory=list,
         description="Preserved files holding a credential ('path: VARIABLE'); the files are kept as evidence.",
     )
+    reference_copies: list[str] = Field(
+        default_factory=list,
+        description="Files that held reference content written while a criterion saw the reference; "
+        "the content was replaced by markers (the criterion's details say so too).",
+    )
     config_fingerprint: dict[str, str] | None = Field(
         None, description="Digest per configuration field; --resume refuses a unit whose digests changed."
     )

@@ -30,7 +30,7 @@ from coder_eval.reports.experiment_markdown import (
     rows_by_task,
     score_with_interval,
 )
-from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
+from coder_eval.reports.format import Links, format_duration, format_percent, format_score, format_tokens, nav_html
 
 ChartGroup = tuple[str, list[tuple[str, MeanEstimate | None]]]
 """(task id, [(variant id, estimate), …]) — one cluster of bars in the chart."""
@@ -196,9 +196,13 @@ def _whisker(estimate: MeanEstimate, middle: float) -> str:
 # --- experiment.html --------------------------------------------------------------------------
 
 
-def render_experiment_html(result: ExperimentResult) -> str:
-    """The experiment on one page: variants, the two-arm verdict, per-task table and the score chart."""
+def render_experiment_html(result: ExperimentResult, *, links: Links = ()) -> str:
+    """The experiment on one page: variants, the two-arm verdict, per-task table and the score chart.
+
+    The page links each arm's variant.html and `links` (the run's other pages)."""
+    arms = tuple((f"arm {v}", f"{v}/variant.html") for v in result.variant_ids)
     body = [
+        nav_html((*links, *arms)),
         f"<h1>Experiment {escape(result.experiment_id)}</h1>",
         f"<p>{escape(result.description)}</p>" if result.description else "",
         _chips(
@@ -293,7 +297,7 @@ def _experiment_chart(result: ExperimentResult) -> str:
 # --- variant.html -----------------------------------------------------------------------------
 
 
-def render_variant_html(aggregate: VariantAggregate, results: Sequence[EvaluationResult]) -> str:
+def render_variant_html(aggregate: VariantAggregate, results: Sequence[EvaluationResult], *, links: Links = ()) -> str:
     """One variant's rollup with intervals, its per-task table and score chart."""
     rows = [r for r in results if r.variant_id == aggregate.variant_id]
     statistics = variant_statistics_from_rows(aggregate, rows)
@@ -302,6 +306,7 @@ def render_variant_html(aggregate: VariantAggregate, results: Sequence[Evaluatio
         t: bootstrap_mean([r.weighted_score for r in g if r.weighted_score is not None]) for t, g in groups.items()
     }
     body = [
+        nav_html(links),
         f"<h1>Variant {escape(aggregate.variant_id)}</h1>",
         _chips(_variant_chips(aggregate, statistics)),
         f'<p class="note">{escape(method_note())}</p>',

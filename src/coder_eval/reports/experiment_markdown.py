@@ -30,6 +30,7 @@ from coder_eval.experiments.stats import (
     bootstrap_mean,
     signed,
 )
+from coder_eval.experiments.verdict import MIN_REPLICATES, MIN_TASKS
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
 from coder_eval.models.results import EvaluationResult
 from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
@@ -150,8 +151,16 @@ def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
     level = f"{c.confidence * 100:.0f}%"
     mean = "n/a" if c.mean_difference is None else signed(c.mean_difference, 3)
     ci = "n/a" if c.interval is None else f"[{signed(c.interval.low, 3)}, {signed(c.interval.high, 3)}]"
+    decision = c.decision
     return [
+        ("Verdict", decision.outcome + ("" if decision.outcome in ("better", "worse") else f": {decision.why}")),
+        (
+            "Rule",
+            f"decided only with {MIN_TASKS}+ tasks × {MIN_REPLICATES}+ replicates, paired t-test p < "
+            f"{1 - c.confidence:.2g} and a {level} CI that excludes zero",
+        ),
         ("Tasks compared", f"{c.n} ({c.tasks_excluded} not measured in both arms)"),
+        ("Replicates (fewest per task and arm)", str(c.min_replicates)),
         ("Unmeasured replicates excluded", str(c.unmeasured_rows)),
         (f"Mean difference ({c.label_b} − {c.label_a})", mean),
         (f"{level} CI of the mean difference (bootstrap)", ci),
@@ -162,6 +171,7 @@ def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
         ),
         ("Welch t-test p (replicates, unpaired)", p_value_text(c.welch_pvalue)),
         (f"Tasks {c.label_b} better / {c.label_a} better / tied", f"{c.b_better} / {c.a_better} / {c.ties}"),
+        ("More replicates needed (power estimate)", decision.more_replicates or "n/a (decided)"),
     ]
 
 

@@ -20,6 +20,7 @@ from coder_eval.reports.format import (
     CATEGORY_LABEL,
     OUTCOME_LABEL,
     OUTCOME_MARK,
+    Links,
     criteria_tally,
     format_duration,
     format_percent,
@@ -27,6 +28,7 @@ from coder_eval.reports.format import (
     format_spend,
     format_tokens,
     format_usd,
+    nav_html,
     replicate_suffix,
     row_status,
     truncate,
@@ -190,14 +192,30 @@ def _task_headline(result: EvaluationResult) -> str:
 # --- run page ---------------------------------------------------------------------------------
 
 
-def render_run_html(summary: RunSummary, results: list[EvaluationResult]) -> str:
-    """The whole run on one page: headline numbers, a sortable table, and each task expandable."""
+def render_run_html(
+    summary: RunSummary,
+    results: list[EvaluationResult],
+    *,
+    links: Links = (),
+    task_pages: Mapping[tuple[str, str, int], str] | None = None,
+) -> str:
+    """The whole run on one page: headline numbers, a sortable table, and each task expandable.
+
+    `links` go to the run's other pages; `task_pages` maps (variant, task, replicate) to the
+    relative href of that unit's task.html, linked from its details."""
     ordered = sorted(results, key=lambda r: (r.variant_id, r.task_id, r.replicate_index))
+    pages = task_pages or {}
+
+    def page_link(r: EvaluationResult) -> str:
+        href = pages.get((r.variant_id, r.task_id, r.replicate_index))
+        return f' <a href="{escape(href)}">task page</a>' if href else ""
+
     body = [
+        nav_html(links),
         _run_header(summary),
         _run_table(summary.task_results),
         "<h2>Task details</h2>",
-        *(f"<details><summary>{_task_headline(r)}</summary>{_result_body(r)}</details>" for r in ordered),
+        *(f"<details><summary>{_task_headline(r)}{page_link(r)}</summary>{_result_body(r)}</details>" for r in ordered),
         _skipped_list(summary),
         _conversions_list(summary),
     ]
@@ -287,10 +305,11 @@ def _conversions_list(summary: RunSummary) -> str:
 # --- task page --------------------------------------------------------------------------------
 
 
-def render_task_html(result: EvaluationResult) -> str:
+def render_task_html(result: EvaluationResult, *, links: Links = ()) -> str:
     """One task replicate: verdict, criteria, setup commands, errors, and every turn's tool calls."""
     title = f"{result.task_id}{replicate_suffix(result.replicate_index)}"
     body = [
+        nav_html(links),
         f"<h1>Task {escape(title)}</h1>",
         f"<p>{_task_headline(result)}</p>",
         _task_facts(result),

@@ -35,6 +35,7 @@ from coder_eval.reports.format import (
     truncate,
     truncation,
 )
+from coder_eval.reports.reasons import failure_reason
 
 DETAIL_LIMIT = 500
 CELL_LIMIT = 120
@@ -176,11 +177,17 @@ def _problem_section(result: EvaluationResult) -> list[str]:
         f"({cell(result.variant_id)}) — {status.value}"
     )
     lines = [heading, "", f"Score: {format_score(result.weighted_score)}"]
+    reason = failure_reason(result)
+    if reason:  # the same line the terminal printed: read this first
+        lines += ["", f"**Why:** {cell(reason, limit=1000)}"]
     bullets = [line for c in result.success_criteria_results if _needs_mention(c) for line in _criterion_bullet(c)]
     if bullets:
         lines += ["", *bullets]
     if result.error_message:
         lines += ["", "Error:", *fenced(truncate(result.error_message, DETAIL_LIMIT))]
+    if result.reference_copies:
+        removed = [f"- {cell(c, limit=DETAIL_LIMIT)}" for c in result.reference_copies]
+        lines += ["", "Reference content removed from:", *removed]
     return lines
 
 
@@ -237,9 +244,16 @@ def render_task_markdown(result: EvaluationResult) -> str:
         _criteria_table("Post-failure evidence (diagnostic only)", result.post_failure_criteria_results),
         _command_table("Pre-run commands", result.pre_run_results),
         _command_table("Post-run commands", result.post_run_results),
+        _copies_section(result),
         _error_section(result),
     ]
     return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+
+def _copies_section(result: EvaluationResult) -> list[str]:
+    if not result.reference_copies:
+        return []
+    return ["## Reference content removed", "", *(f"- {cell(c, limit=DETAIL_LIMIT)}" for c in result.reference_copies)]
 
 
 def _task_header(result: EvaluationResult) -> list[str]:

@@ -33,7 +33,7 @@ from coder_eval.sandbox.bwrap_procs import children, descendants, in_namespace, 
 from coder_eval.sandbox.bwrap_userns import read_info, set_up_flags, userns_for
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
-from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
+from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
@@ -147,13 +147,14 @@ class BubblewrapEnvironment(IsolatedEnvironment):
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
         ro = [p for p in (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools)) if os.path.exists(p)]
         rw = [str(p) for p in (self.workspace, self.home_dir, *extra_rw) if p.exists()]
-        inner = [str(SHARE_INNER), SOCKET_INNER, str(self.bin_dir)]
+        inner = [str(SHARE_INNER), SOCKET_INNER, str(SOCKETS_INNER), str(self.bin_dir)]
         args = [*system_mounts(_as_int(self.config.limits.effective("tmp_size_mb"))), *parent_dirs([*ro, *rw, *inner])]
         for path in ro:
             args += ["--ro-bind", path, path]
         for path in rw:
             args += ["--bind", path, path]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
+        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (record_cli)
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:

@@ -27,7 +27,7 @@ from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.docker_client import EnvFiles, client_env, docker, docker_binary
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
-from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
+from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 
@@ -103,6 +103,7 @@ class DockerEnvironment(IsolatedEnvironment):
             argv += ["-v", f"{rw}:{rw}"]
         argv += ["-v", f"{self.share_dir}:{SHARE_INNER}:ro", "-v", f"{self.bridge.path}:{SOCKET_INNER}"]
         argv += ["-v", f"{self.bin_dir}:{self.bin_dir}:ro"]
+        argv += ["-v", f"{self.socket_dir}:{SOCKETS_INNER}:ro"]  # harness services (record_cli)
         from coder_eval.sandbox.environments import find_uv
 
         with contextlib.suppress(SetupError):

@@ -2,7 +2,9 @@
 
 Each unit gets a private host directory holding its HOME (`home/`, mounted read-write at the same
 path inside), a `share/` directory mounted read-only at `/coder-eval/share` (where the task view
-and, for grading only, the reference appear), and the Unix socket of its gateway bridge. The
+and, for grading only, the reference appear), and a socket directory under the system temp dir
+holding the Unix socket of its gateway bridge and of its other harness services (`service_socket`),
+mounted read-only at `/coder-eval/sockets`: the unit connects, but cannot remove or replace one. The
 workspace is mounted read-write at its host path, so paths inside and outside agree.
 
 Set-up (templates are copied by the harness; uv and npm installs run inside) happens before the
@@ -30,6 +32,8 @@ from coder_eval.sandbox.unit_user import hand_over, owner_of, take_back, unit_us
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
+SOCKETS_INNER = PurePosixPath("/coder-eval/sockets")
+"""Where the unit's socket directory (its harness services: the record_cli recorder) is mounted, read-only."""
 HOLDER_START_TIMEOUT = 60.0
 
 
@@ -76,6 +80,7 @@ class IsolatedEnvironment(HostEnvironment):
         """Whether the gateway is reached through the bridged socket (the inside's loopback is not the host's)."""
         # Unix socket paths are short (108 bytes): the socket lives in a private directory under /tmp
         self.socket_dir = Path(tempfile.mkdtemp(prefix="ce-gw-"))
+        self.socket_dir.chmod(0o711)  # the unit's user may be another uid: it may enter, not list
         self.bridge = SocketBridge(self.socket_dir / "gw.sock")
         self.holder: subprocess.Popen[bytes] | None = None
         self.sealed = False
@@ -168,6 +173,12 @@ class IsolatedEnvironment(HostEnvironment):
         self.unshare(name)
         copy_shared(host, target)
         return SHARE_INNER / name
+
+    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
+        """In the unit's socket directory, which the drivers mount read-only at SOCKETS_INNER."""
+        if not name.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"a service socket's name is a plain word, not {name!r}")
+        return self.socket_dir / f"{name}.sock", SOCKETS_INNER / f"{name}.sock"
 
     def unshare(self, name: str) -> None:
         target = self.share_dir / name

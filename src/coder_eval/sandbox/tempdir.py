@@ -50,6 +50,7 @@ class HostEnvironment:
         self._groups: set[int] = set()
         self._finisher = finish
         self._extra: dict[str, str] = {}
+        self._sockets: Path | None = None
 
     @property
     def workspace(self) -> Path:
@@ -138,6 +139,16 @@ class HostEnvironment:
     def unshare(self, name: str) -> None:
         """Nothing to withdraw: shared directories are the host's own."""
 
+    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
+        """A socket in a private directory under the system temp dir (short: socket paths hold 108 bytes).
+
+        Not out of the unit's reach here: it runs as the harness's user.
+        """
+        if self._sockets is None:
+            self._sockets = Path(tempfile.mkdtemp(prefix="ce-svc-"))
+        path = self._sockets / f"{_socket_name(name)}.sock"
+        return path, PurePosixPath(path.as_posix())
+
     def run_tracked(self, command: Command, **kwargs: Any) -> ExecResult:
         """run_process, remembering the command's process group only while it may still have members.
 
@@ -159,11 +170,19 @@ class HostEnvironment:
 
     def finish(self) -> Path | None:
         self.kill_all()
+        if self._sockets is not None:
+            shutil.rmtree(self._sockets, ignore_errors=True)
         if self._recycle_home is not None:
             self._recycle_home(self._home)
         else:
             shutil.rmtree(self._home, ignore_errors=True)
         return self._finisher(self._workspace) if self._finisher is not None else self._workspace
+
+
+def _socket_name(name: str) -> str:
+    if not name.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"a service socket's name is a plain word, not {name!r}")
+    return name
 
 
 class Finisher:
