@@ -8,7 +8,7 @@ can carry text the agent wrote, so everything shown goes through `display_text` 
 
 from __future__ import annotations
 
-from coder_eval.common.untrusted_text import clean_text
+from coder_eval.common.untrusted_text import clean_line
 from coder_eval.models.results import CriterionResult, EvaluationResult
 from coder_eval.models.telemetry import CommandStatistics
 
@@ -17,10 +17,10 @@ REASON_CHARS = 200
 
 def display_text(text: str, limit: int = REASON_CHARS) -> str:
     """Agent-controlled text made safe for one terminal line: cleaned by the shared sanitiser
-    (`common/untrusted_text.clean_text`: escape sequences and control characters gone, invisible and
-    direction-changing characters shown), runs of whitespace made one space, cut at `limit`
-    characters with an ellipsis."""
-    flat = " ".join(clean_text(text).split())
+    (`common/untrusted_text.clean_line`: escape sequences and control characters gone, line breaks
+    shown as ␊ so nothing passes for a line of its own, invisible characters shown), runs of
+    spaces made one, cut at `limit` characters with an ellipsis."""
+    flat = " ".join(clean_line(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
