@@ -108,18 +108,23 @@ def _reference_dir(unit: RunUnit) -> Path | None:
 def _share_task_dir(state: UnitState, sandbox: Sandbox, run_dir: Path) -> dict[str, str]:
     """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's).
 
-    The view is shared by the run's units, so it is checked before it is shown (a changed one is
-    replaced) and again after the unit's grading (`_check_task_view`).
+    Isolating drivers give each unit its own read-only copy of the view, which no unit can reach.
+    Under tempdir commands see the view itself, shared by the run's units, so it is checked before
+    it is shown (a changed one is replaced) and again after the unit's grading (`_check_task_view`).
     """
     unit = state.unit
     view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    inner = sandbox.live.share(view, "task")
+    if Path(inner) != view:  # a private copy: nothing this unit does reaches the shared view
+        return {"TASK_DIR": str(inner)}
     try:
         verify_view(view)
     except TaskViewTamperedError as exc:
         state.log.add(f"{exc}; this unit gets a fresh copy")
         view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+        inner = sandbox.live.share(view, "task")
     state.task_view = view
-    return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
+    return {"TASK_DIR": str(inner)}
 
 
 def _check_task_view(state: UnitState) -> None:
