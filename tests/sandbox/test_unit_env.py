@@ -358,3 +358,22 @@ def test_a_failed_build_is_one_clear_error_for_every_unit_of_the_task(tmp_path: 
     assert messages[0] == messages[1]
     assert "the task's Python environment could not be built" in messages[0] and "no-such" in messages[0]
     assert "sandbox.python: null" in messages[0]
+
+
+def test_what_a_unit_installed_is_listed_within_bounds(tmp_path: Path) -> None:
+    """The unit names the dist-info directories itself: the record lists at most MAX_INSTALLED_NAMES, cut short."""
+    from coder_eval.sandbox.unit_python import MAX_INSTALLED_NAMES, MAX_NAME_CHARS
+
+    box = make(tmp_path, "tempdir")
+    try:
+        box.setup()
+        script = "import os, sysconfig; s = sysconfig.get_paths()['purelib']\n"
+        script += f"[os.mkdir(os.path.join(s, f'p{{i}}-1.0.dist-info')) for i in range({MAX_INSTALLED_NAMES + 5})]\n"
+        script += "os.mkdir(os.path.join(s, 'x' * 200 + '-1.0.dist-info'))\n"
+        out = box.run(f'python -c "{script}"', timeout=60)
+        assert out.exit_code == 0, out.stderr
+    finally:
+        box.finish()
+    listed = box.python.info["installed_by_unit"]
+    assert len(listed) == MAX_INSTALLED_NAMES and box.python.info["installed_by_unit_not_listed"] == 6
+    assert all(len(name) <= MAX_NAME_CHARS + 1 for name in listed)

@@ -31,6 +31,10 @@ def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
             find_uv()
         except SetupError:
             warnings.append("uv is not installed; every unit's Python environment needs it (pip install uv)")
+    from coder_eval.sandbox.env_allowlist import withheld_credentials
+
+    names = {name: None for t in tasks for name in t.sandbox.passthrough()}
+    warnings += [w.message() for w in withheld_credentials(passthrough=names)]
     from coder_eval.sandbox.auto import fallback_warning
 
     fallback = fallback_warning({t.sandbox.driver for t in tasks})

@@ -23,6 +23,9 @@ from coder_eval.sandbox.environments import VENV_DIR, create_python_env, stage_p
 from coder_eval.sandbox.task_envs import SharedPythonEnv, editable, shared_python_env
 from coder_eval.sandbox.venv_clone import clone_site, clone_venv, relink
 
+MAX_INSTALLED_NAMES = 200
+MAX_NAME_CHARS = 120
+"""How much of what a unit installed its record lists (the names are the unit's to choose)."""
 UNIT_ENV = {"PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 """Set for every command of a unit with its own environment: pip does not ask an index about itself."""
 
@@ -117,9 +120,18 @@ class UnitPython:
         if workspace is None or self.spec is None or "installed_by_unit" in self.info:
             return
         site = clone_site(workspace / VENV_DIR)
-        if site is not None:
-            names = sorted(p.name[: -len(".dist-info")] for p in site.glob("*.dist-info"))
-            self.info["installed_by_unit"] = [n.replace("-", "==", 1) for n in names]
+        if site is None:
+            return
+        names: list[str] = []
+        more = 0
+        for path in site.glob("*.dist-info"):  # the unit named these directories: bounded, and cut short
+            if len(names) < MAX_INSTALLED_NAMES:
+                names.append(path.name[: -len(".dist-info")][:MAX_NAME_CHARS].replace("-", "==", 1))
+            else:
+                more += 1
+        self.info["installed_by_unit"] = sorted(names)
+        if more:
+            self.info["installed_by_unit_not_listed"] = more
 
 
 def _with_shared(request: SandboxRequest, root: Path) -> SandboxRequest:
