@@ -91,8 +91,13 @@ def create_python_env(
     """
     uv = find_uv()
     python = spec.version or env.python
-    cache = uv_cache_dir()
-    quiet = uv_env(cache, **(extra_env or {}))
+    cache: Path | None = None
+    if not spec.env_packages and not spec.version and all(os.path.isabs(a) for a in also):
+        # only local files (pip's wheel): nothing to download, so the operator's cache is left alone
+        quiet = {"UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy", "UV_NO_CACHE": "1", **(extra_env or {})}
+    else:
+        cache = uv_cache_dir()
+        quiet = uv_env(cache, **(extra_env or {}))
     flags = ["--relocatable"] if relocatable else []
     _run(
         env,
