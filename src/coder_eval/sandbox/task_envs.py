@@ -129,13 +129,13 @@ def shared_python_env(
     local = names_local_files(spec.env_packages)
     key = _key(spec, driver, request, task_file if local else None)
     with _lock:
-        ready = _built.get(key)
+        ready = _usable(_built.get(key))
         gate = _building.setdefault(key, threading.Lock())
     if ready is not None:
         return ready
     with gate:  # one build per key; the other units of the task wait for it
         with _lock:
-            ready, failure = _built.get(key), _failed.get(key)
+            ready, failure = _usable(_built.get(key)), _failed.get(key)
         if ready is not None:
             return ready
         if failure is not None:
@@ -153,6 +153,16 @@ def shared_python_env(
         with _lock:
             _built[key] = built
         return built
+
+
+def _usable(env: SharedPythonEnv | None) -> SharedPythonEnv | None:
+    """`env` unless its directory is gone (a re-grade's scratch directory removed with it); called under the lock."""
+    if env is None or env.root.is_dir():
+        return env
+    del _built[env.key]
+    if env.watch is not None:
+        env.watch.close()
+    return None
 
 
 def names_local_files(packages: list[str]) -> bool:
@@ -200,12 +210,12 @@ def _build(
     import time
 
     clock = time.monotonic()
-    root = _fresh_root(key)
+    root = _fresh_root(key, request.scratch)
     builder = replace(
         request,
         mode=PreservationMode.DIRECT_WRITE,
         artifacts_dir=root,
-        scratch=_store_dir() / "scratch",
+        scratch=_store_dir(request.scratch) / "scratch",
         runs_agent=False,
         shared=(),
     )
@@ -295,19 +305,23 @@ def _signature(root: Path) -> Signature:
     return out
 
 
-def _store_dir() -> Path:
+def _store_dir(near: Path | None = None) -> Path:
+    """Where this process keeps its shared environments: in the run's scratch directory when there is
+    one (removed with it when the run ends), else in the temporary directory."""
     global _store, _cleans_at_exit
     with _lock:
         if _store is None or not _store.is_dir():
             if not _cleans_at_exit:  # a process that never reaches a run's own clean-up (a Ray worker) still cleans
                 _cleans_at_exit = True
                 atexit.register(remove_shared_envs)
-            _store = Path(tempfile.mkdtemp(prefix="coder-eval-envs-"))
+            if near is not None:
+                near.mkdir(parents=True, exist_ok=True)
+            _store = Path(tempfile.mkdtemp(prefix="coder-eval-envs-", dir=near))
         return _store
 
 
-def _fresh_root(key: str) -> Path:
-    store = _store_dir()
+def _fresh_root(key: str, near: Path | None) -> Path:
+    store = _store_dir(near)
     for n in range(1, 1000):
         root = store / (key if n == 1 else f"{key}-{n}")
         if not root.exists():
