@@ -48,4 +48,6 @@ def run_post(
     sandbox: Sandbox, commands: list[PostRunCommand], log: TaskLog, env: dict[str, str]
 ) -> list[CommandResult]:
     """Informational only: every command runs whatever the others did."""
+    if commands:
+        sandbox.network_phase("post_run")
     return [_run_one(sandbox, cmd.command, cmd.timeout, log, "post_run", env) for cmd in commands]

@@ -31,11 +31,13 @@ from coder_eval.engine.reference import ReferenceTamperedError, reference_source
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
+from coder_eval.engine.unit_network import log_network, note_network
 from coder_eval.engine.unit_sandbox import note_limits, unit_sandbox_config, unit_tools
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
+from coder_eval.models.network import NetworkRecord
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
@@ -83,6 +85,7 @@ class UnitState:
     judges: JudgeServices | None = None
     early_stop: EarlyStopInfo | None = None
     simulation: dict[str, Any] | None = None
+    network: NetworkRecord | None = None
 
     def timed_out(self, during: str) -> bool:
         """Mark the unit TIMEOUT when its deadline has passed (True), naming the phase it hit."""
@@ -210,8 +213,10 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
     note_limits(sandbox, state.env_info, state.log)
+    note_network(sandbox, state.log)
     if not state.unit.task.definition.pre_run:
         return None
+    sandbox.network_phase("pre_run")
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
     return failure
 
@@ -223,6 +228,7 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
+    sandbox.network_phase("agent")
     try:
         async with asyncio.timeout(state.deadline.remaining()):
             await _agent_phase(state, sandbox, options)
@@ -302,6 +308,7 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     breach = sandbox.limit_breach()
     if breach is not None:
         state.fail(FinalStatus.ERROR, breach)
+    sandbox.network_phase("grading")
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
@@ -322,6 +329,7 @@ def _finish_and_record(
         state.secret_hits = scan_artifacts(state.sandbox_path)
         if state.secret_hits:
             state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
+        state.network = log_network(sandbox.network_record(), state.log)
     return build_result(state, options, out_dir, record)
 
 

@@ -33,7 +33,7 @@ from coder_eval.sandbox.bwrap_procs import children, descendants, in_namespace, 
 from coder_eval.sandbox.bwrap_userns import read_info, set_up_flags, userns_for
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.environment import Command, Launch
-from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, IsolatedEnvironment
+from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
@@ -113,7 +113,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
         super().__init__(workspace, request, finisher)
-        self.isolated_net = self.relay_gateway = request.config.network == "none"
+        self.hold_network("bubblewrap")
+        self.relay_gateway = self.isolated_net
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
         self.bin_dir = self.unit_dir / "bin"
@@ -145,13 +146,14 @@ class BubblewrapEnvironment(IsolatedEnvironment):
     def _mounts(self, extra_rw: tuple[Path, ...] = ()) -> list[str]:
         ro = [p for p in (*python_dirs(), *_uv_dir(), *(str(t) for t in self.tools)) if os.path.exists(p)]
         rw = [str(p) for p in (self.workspace, self.home_dir, *extra_rw) if p.exists()]
-        inner = [str(SHARE_INNER), SOCKET_INNER, str(self.bin_dir)]
+        inner = [str(SHARE_INNER), SOCKET_INNER, str(SOCKETS_INNER), str(self.bin_dir)]
         args = [*system_mounts(_as_int(self.config.limits.effective("tmp_size_mb"))), *parent_dirs([*ro, *rw, *inner])]
         for path in ro:
             args += ["--ro-bind", path, path]
         for path in rw:
             args += ["--bind", path, path]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
+        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (the egress proxy)
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:
@@ -220,11 +222,21 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def reach(self, url: str) -> str:
         inside = super().reach(url)
-        if inside != url and self._relay is None:
+        if inside != url:
             self.ensure_holder()
+            self._ensure_relay()
+        return inside
+
+    def ensure_holder(self) -> None:
+        super().ensure_holder()
+        if self.egress is not None:  # every command after set-up may go out through the proxy
+            self._ensure_relay()
+
+    def _ensure_relay(self) -> None:
+        """The relay inside (gateway and egress proxy), started once, when first needed."""
+        if self._relay is None:
             argv = [*self._enter(self.workspace, {}), *self.holder_argv(self.python)]
             self._relay = self._start_holder(argv, env={})
-        return inside
 
     def _enter(self, cwd: Path, loader: Mapping[str, str]) -> list[str]:
         """The way into the holder's namespaces as uid 1000 without capabilities, then `cwd`.

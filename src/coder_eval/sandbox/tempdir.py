@@ -18,6 +18,7 @@ from typing import Any
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
+from coder_eval.models.network import NetworkRecord
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, Launch
@@ -36,6 +37,7 @@ class HostEnvironment:
         home: Path | None = None,
         passthrough: list[str] | None = None,
         recycle_home: Callable[[Path], None] | None = None,
+        network: NetworkRecord | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._home = (home or Path(tempfile.mkdtemp(prefix="coder-eval-home-"))).resolve()
@@ -49,6 +51,7 @@ class HostEnvironment:
         self._groups: set[int] = set()
         self._finisher = finish
         self._extra: dict[str, str] = {}
+        self._network = network
 
     @property
     def workspace(self) -> Path:
@@ -131,6 +134,13 @@ class HostEnvironment:
     def reach(self, url: str) -> str:
         return url
 
+    def network_phase(self, phase: str) -> None:
+        """Nothing to note: no proxy sees a host directory's traffic."""
+
+    def network_record(self) -> NetworkRecord | None:
+        """The host's network, not enforced (None for an adopted workspace, which runs no unit)."""
+        return self._network
+
     def share(self, host: Path, name: str) -> PurePosixPath:
         return PurePosixPath(host.as_posix())
 
@@ -184,6 +194,13 @@ class Finisher:
         return self.artifacts_dir
 
 
+def tempdir_network(request: SandboxRequest) -> NetworkRecord:
+    from coder_eval.sandbox.egress_policy import resolve_mode
+
+    held = resolve_mode(request.config, "tempdir")
+    return NetworkRecord(mode=held.mode, enforced=held.enforced, note=held.note)
+
+
 @register_driver("tempdir")
 class TempdirDriver:
     """A plain directory on the host. A working directory, not a security boundary."""
@@ -203,6 +220,7 @@ class TempdirDriver:
             home=home,
             passthrough=request.config.passthrough(),
             recycle_home=lambda used: give_back(used, scratch),
+            network=tempdir_network(request),
         )
 
     @staticmethod
