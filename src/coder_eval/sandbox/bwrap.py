@@ -248,7 +248,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         script = ENTRY_SCRIPT
         if self.limits.disk:  # the largest file any process may write (dash counts 512-byte blocks)
             script = f"ulimit -f {self.limits.disk * 2048} && {script}"
-        return [*self.userns.enter_argv(), *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
+        enter = self.userns.enter_argv(own_net=self.isolated_net)
+        return [*enter, *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)
