@@ -81,6 +81,7 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert "not exported: criterion command_executed: ran it" in proc.stdout
     config = tomllib.loads((exported / "task.toml").read_text(encoding="utf-8"))
     assert config["metadata"]["task_id"] == "greet-file" and config["environment"]["allow_internet"] is False
+    assert config["environment"]["network_mode"] == "no-network"
     assert (exported / "instruction.md").read_text(encoding="utf-8").startswith("Create greet.py")
     dockerfile = (exported / "environment" / "Dockerfile").read_text(encoding="utf-8")
     assert dockerfile.startswith("FROM python:3.12-slim") and "COPY coder-eval-workspace/ /app/" in dockerfile
@@ -96,7 +97,8 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     imported_file = tmp_path / "imported" / "greet-file" / "task.yaml"
     imported = yaml.safe_load(imported_file.read_text(encoding="utf-8"))
     assert imported["sandbox"]["driver"] == "docker"
-    assert imported["sandbox"]["docker"] == {"dockerfile_path": "environment/Dockerfile", "network": "none"}
+    assert imported["sandbox"]["docker"] == {"dockerfile_path": "environment/Dockerfile"}
+    assert imported["sandbox"]["network"] == "none"
     assert imported["reference"] == {"directory": "solution/files"}
     (criterion,) = imported["success_criteria"]
     assert criterion["type"] == "run_command" and criterion["score_from_stdout"] is True
@@ -134,6 +136,7 @@ def test_a_harbor_task_with_a_partial_reward_imports_as_a_partial_score(tmp_path
     assert doc["sandbox"] == {
         "driver": "docker",
         "docker": {"dockerfile_path": "environment/Dockerfile"},
+        "network": "host",  # allow_internet = true: Harbor's public network
         "limits": {"max_cpus": 2.0, "max_memory_mb": 2048},
     }
     assert doc["run_limits"] == {"task_timeout": 300.0} and doc["reference"] == {"directory": "solution"}

@@ -97,4 +97,9 @@ def _unenforced_limits(tasks: list[TaskDefinition], *, on_tempdir: bool) -> list
                     f"task {task.task_id!r} sets sandbox.limits {', '.join(names)}, which the tempdir driver does not "
                     "enforce (only run_limits.task_timeout and limits.timeout bind there); use bubblewrap or docker"
                 )
+            if task.sandbox.network in ("none", "allowlist"):
+                out.append(
+                    f"task {task.task_id!r} sets sandbox.network {task.sandbox.network}, which the tempdir driver "
+                    "cannot hold (its commands have the host's network); use bubblewrap or docker"
+                )
     return out

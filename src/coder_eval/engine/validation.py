@@ -98,7 +98,33 @@ def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
     finally:
         probe.join()
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
+    for f in files:
+        if f.tasks:
+            f.notes.append(network_note(f.tasks[0].definition))
     return PlanReport(files, environment_warnings(definitions))
+
+
+def network_note(task: TaskDefinition) -> str:
+    """`sandbox: <driver>, network ...`: the policy a unit of this task will have here."""
+    from coder_eval.sandbox.egress_policy import describe
+
+    driver = unit_driver(task)
+    return f"sandbox {driver}: {describe(task.sandbox, driver)}"
+
+
+def unit_driver(task: TaskDefinition) -> str:
+    """The driver a unit of this task gets on this machine (`auto` resolved, as the run resolves it)."""
+    from coder_eval.agents.registry import AGENTS
+    from coder_eval.engine.control_checks import cut_off_from_harness
+    from coder_eval.sandbox.auto import resolve_auto
+
+    driver = task.sandbox.driver
+    if driver != "auto":
+        return driver
+    kind = AGENTS.find(task.agent_type or "claude-code")
+    if kind is not None and kind.loopback_harness and cut_off_from_harness(task, "auto"):
+        return "tempdir"
+    return resolve_auto()
 
 
 def _probe_bubblewrap() -> threading.Thread:

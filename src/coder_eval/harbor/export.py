@@ -28,6 +28,7 @@ from coder_eval import __version__
 from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
+from coder_eval.harbor.network import export_network
 from coder_eval.harbor.toml_text import TomlValue, dumps
 from coder_eval.loading.loader import SelectOptions, load_tasks
 from coder_eval.models.sandbox import RepoSource, StarterFilesSource, TemplateDirSource
@@ -178,6 +179,7 @@ def _grader_task(d: TaskDefinition) -> tuple[dict[str, Any], list[str]]:
 
 def _toml(unit: RunUnit, not_exported: list[str]) -> str:
     d = unit.task.definition
+    network = export_network(d, not_exported)
     limits = d.sandbox.limits
     metadata: dict[str, TomlValue] = {
         "source": "coder-eval",
@@ -198,8 +200,7 @@ def _toml(unit: RunUnit, not_exported: list[str]) -> str:
         environment["cpus"] = limits.max_cpus
     if limits.max_memory_mb is not None:
         environment["memory_mb"] = limits.max_memory_mb
-    network = d.sandbox.docker.network if d.sandbox.docker else None
-    environment["allow_internet"] = network != "none"
+    environment.update(network)
     timeouts = [getattr(c, "timeout", 30.0) for c in d.success_criteria]
     return dumps(
         {

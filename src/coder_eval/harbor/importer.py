@@ -4,7 +4,7 @@ Each Harbor task becomes `OUT/<name>/task.yaml` beside copies of its `environmen
 `solution/`:
 
 - the sandbox is the docker driver on `environment/Dockerfile`, with the task's CPU, memory and
-  network settings;
+  network settings (`harbor/network.py`);
 - the verifier is one `run_command` criterion: it copies `tests/` to `/tests`, runs `test.sh` and
   prints the reward it wrote (`/logs/verifier/reward.txt`, or `reward` in `reward.json`) as the
   score (`score_from_stdout`), so a partial reward is a partial score;
@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from coder_eval.errors import TaskConfigError, UsageError
+from coder_eval.harbor.network import import_network
 from coder_eval.loading.loader import validate_document
 
 VERIFIER = r"""T="${HARBOR_TESTS_DIR:-/tests}"; L="${HARBOR_VERIFIER_LOGS:-/logs/verifier}"
@@ -82,10 +83,8 @@ def _tags(meta: dict[str, Any]) -> list[str]:
 def _sandbox(config: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     env = config.get("environment") or {}
     docker: dict[str, Any] = {"dockerfile_path": "environment/Dockerfile"}
-    if env.get("allow_internet") is False:
-        docker["network"] = "none"
     if env.get("docker_image"):
-        docker = {"image": env["docker_image"], **({"network": "none"} if "network" in docker else {})}
+        docker = {"image": env["docker_image"]}
     limits: dict[str, Any] = {}
     if env.get("cpus"):
         limits["max_cpus"] = float(env["cpus"])
@@ -93,7 +92,7 @@ def _sandbox(config: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         limits["max_memory_mb"] = int(env["memory_mb"])
     elif isinstance(env.get("memory"), str):
         notes.append(f"environment.memory {env['memory']!r} is not converted; set sandbox.limits.max_memory_mb")
-    sandbox: dict[str, Any] = {"driver": "docker", "docker": docker}
+    sandbox: dict[str, Any] = {"driver": "docker", "docker": docker, **import_network(config, notes)}
     if limits:
         sandbox["limits"] = limits
     return sandbox
@@ -123,7 +122,12 @@ def import_one(source: Path, out: Path) -> ImportedTask:
     target.mkdir(parents=True)
     has_env = _copy(source / "environment", target / "environment")
     _copy(source / "tests", target / "tests")
-    sandbox = _sandbox(config, notes)
+    try:
+        sandbox = _sandbox(config, notes)
+    except ValueError as exc:
+        raise TaskConfigError.single(
+            source / "task.toml", str(exc), "environment.network_mode", "use public, no-network or allowlist"
+        ) from None
     if not has_env and "image" not in sandbox["docker"]:
         raise TaskConfigError.single(source, "no environment/ and no docker_image", "environment", "add a Dockerfile")
     doc: dict[str, Any] = {
