@@ -146,6 +146,36 @@ def _commands_table(title: str, commands: list[CommandResult]) -> str:
     return f"<h3>{escape(title)}</h3><table>{header}<tbody>{''.join(rows)}</tbody></table>"
 
 
+def _network_table(result: EvaluationResult) -> str:
+    """The unit's network policy and each egress attempt (host, verdict, bytes, time)."""
+    network = result.network
+    if network is None:
+        return ""
+    policy = f"network {network.mode}" + (f" ({network.note})" if network.note else "")
+    policy += "" if network.enforced else " · not enforced"
+    if network.mode == "allowlist":
+        policy += f"; allowed: {', '.join(network.allow_hosts) or 'nothing'}"
+    if not network.events:
+        return f"<h3>Network</h3><p>{escape(policy)}; no egress attempts</p>"
+    rows = [
+        "<tr>"
+        + _cell(e.phase)
+        + _cell(e.target())
+        + _cell(e.method)
+        + _cell("allowed" if e.allowed else "denied")
+        + _cell(e.reason)
+        + _cell(e.bytes_out, numeric=True)
+        + _cell(e.bytes_in, numeric=True)
+        + _cell(f"{e.duration_ms:.0f} ms", numeric=True)
+        + _cell(e.error or "")
+        + "</tr>"
+        for e in network.events
+    ]
+    header = _header_row("Phase", "Destination", "Method", "Verdict", "Why", "Sent (bytes)", "Received", "Time", "Error")
+    more = f"<p>{network.dropped_events} more attempts not listed</p>" if network.dropped_events else ""
+    return f"<h3>Network</h3><p>{escape(policy)}</p><table>{header}<tbody>{''.join(rows)}</tbody></table>{more}"
+
+
 def _error_block(result: EvaluationResult) -> str:
     parts = [
         ("Error", result.error_message),
@@ -161,6 +191,7 @@ def _result_body(result: EvaluationResult) -> str:
     if result.post_failure_criteria_results:
         parts.append("<h3>Post-failure evidence (diagnostic only)</h3>")
         parts.append(_criteria_table(result.post_failure_criteria_results))
+    parts.append(_network_table(result))
     parts.append(_commands_table("Pre-run commands", result.pre_run_results))
     parts.append(_commands_table("Post-run commands", result.post_run_results))
     parts.append(_error_block(result))
