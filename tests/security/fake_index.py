@@ -70,11 +70,11 @@ def _handler(index: FakeIndex, wheel: bytes) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         head_only = False
 
-        def do_HEAD(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_HEAD(self) -> None:
             self.head_only = True
             self.do_GET()
 
-        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_GET(self) -> None:
             auth = self.headers.get("Authorization") or ""
             index.seen.append((self.path, auth))
             if index.user and auth != index.expected_authorization and self.path != "/hello":
@@ -104,7 +104,7 @@ def _handler(index: FakeIndex, wheel: bytes) -> type[BaseHTTPRequestHandler]:
             if not self.head_only:
                 self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the stdlib's name)
+        def log_message(self, format: str, *args: object) -> None:
             return
 
     return Handler

@@ -29,9 +29,9 @@ from operators import DRIVERS, OPERATORS, Operator, operator, require_driver
 pytestmark = pytest.mark.slow
 
 FETCH = (
-    "python3 -c \"import sys, urllib.request as u; "
+    'python3 -c "import sys, urllib.request as u; '
     "o = u.build_opener() if sys.argv[2] == 'proxy' else u.build_opener(u.ProxyHandler({})); "
-    "print(o.open(sys.argv[1], timeout=20).read().decode())\""
+    'print(o.open(sys.argv[1], timeout=20).read().decode())"'
 )
 
 
@@ -62,7 +62,7 @@ def _criterion(command: str, description: str) -> dict[str, Any]:
 def _tasks(driver: str, index: FakeIndex, private: FakeIndex) -> dict[str, dict[str, Any]]:
     hello = f"http://{index.address}/hello"
     install = (
-        "uv pip install --no-cache --python /usr/bin/python3 --target site ce-fetched --index-url \"$UV_INDEX_URL\" "
+        'uv pip install --no-cache --python /usr/bin/python3 --target site ce-fetched --index-url "$UV_INDEX_URL" '
         "&& PYTHONPATH=site python3 -c 'import ce_fetched; print(ce_fetched.VALUE)'"
     )
     pip = "python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check -d dl ce-fetched && ls dl"
@@ -78,7 +78,10 @@ def _tasks(driver: str, index: FakeIndex, private: FakeIndex) -> dict[str, dict[
                 _criterion(_fetch(hello, "direct"), "without the proxy"),
             ],
         ),
-        "denied": ({"allow_hosts": [index.address]}, [_criterion(_fetch(f"http://{private.address}/hello"), "private")]),
+        "denied": (
+            {"allow_hosts": [index.address]},
+            [_criterion(_fetch(f"http://{private.address}/hello"), "private")],
+        ),
         "secret": ({}, secret_checks),
         "none": ({"network": "none"}, [_criterion(_fetch(hello), "anything")]),
         "host": ({"network": "host"}, [_criterion(_fetch(hello, "direct"), "the host's loopback")]),
@@ -110,7 +113,9 @@ def _run(op: Operator, driver: str) -> Iterator[Outcome]:
         run_dir = op.work / "run"
         secret_url = index.url(credentials=True)
         env = {"PIP_INDEX_URL": secret_url, "UV_INDEX_URL": secret_url}
-        proc = op.cli("run", *files, "-j", "2", "--run-dir", str(run_dir), "--preservation-mode", "DIRECT_WRITE", env=env)
+        proc = op.cli(
+            "run", *files, "-j", "2", "--run-dir", str(run_dir), "--preservation-mode", "DIRECT_WRITE", env=env
+        )
         records = {}
         for path in run_dir.rglob("task.json"):
             record = json.loads(path.read_text())

@@ -171,7 +171,8 @@ def _network_table(result: EvaluationResult) -> str:
         + "</tr>"
         for e in network.events
     ]
-    header = _header_row("Phase", "Destination", "Method", "Verdict", "Why", "Sent (bytes)", "Received", "Time", "Error")
+    labels = ("Phase", "Destination", "Method", "Verdict", "Why", "Sent (bytes)", "Received", "Time", "Error")
+    header = _header_row(*labels)
     more = f"<p>{network.dropped_events} more attempts not listed</p>" if network.dropped_events else ""
     return f"<h3>Network</h3><p>{escape(policy)}</p><table>{header}<tbody>{''.join(rows)}</tbody></table>{more}"
 

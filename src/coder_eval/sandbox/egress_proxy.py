@@ -22,6 +22,7 @@ import contextlib
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -34,7 +35,14 @@ from coder_eval.sandbox.egress_upstream import Upstream, UpstreamError
 MAX_EVENTS = 5000
 HEAD_LIMIT = 64 * 1024
 HEAD_TIMEOUT = 30.0
+HALF_CLOSED_GRACE = 60.0
+"""How long a tunnel waits for the far end once the unit has stopped sending, before it is cut."""
+CLOSE_WAIT = 5.0
 _CHUNK = 65536
+
+
+class BadRequestError(ValueError):
+    """The unit sent something that is not an HTTP request head."""
 
 
 class Request:
@@ -48,7 +56,7 @@ class Request:
 
 
 def read_request(conn: socket.socket) -> Request | None:
-    """The request head off `conn`; None when it closes first or sends something that is not HTTP."""
+    """The request head off `conn`; None when it closes first, BadRequestError when it is not HTTP."""
     conn.settimeout(HEAD_TIMEOUT)
     data = b""
     while b"\r\n\r\n" not in data:
@@ -56,15 +64,17 @@ def read_request(conn: socket.socket) -> Request | None:
             chunk = conn.recv(_CHUNK)
         except OSError:
             return None
-        if not chunk or len(data) > HEAD_LIMIT:
+        if not chunk:
             return None
+        if len(data) > HEAD_LIMIT:
+            raise BadRequestError("the request head is too long")
         data += chunk
     conn.settimeout(None)
     head, _, rest = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3:
-        return None
+    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+        raise BadRequestError(f"cannot read the request line {lines[0][:80]!r}")
     headers = [(k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:] if ":" in line)]
     return Request(parts[0].upper(), parts[1], parts[2], headers, rest)
 
@@ -101,7 +111,11 @@ def relay(client: socket.socket, upstream: socket.socket, first: bytes = b"") ->
     reverse = threading.Thread(target=pump, args=(upstream, client, back), daemon=True)
     reverse.start()
     pump(client, upstream, out)
-    reverse.join()
+    reverse.join(HALF_CLOSED_GRACE)
+    if reverse.is_alive():  # the far end keeps a connection open that the unit has given up
+        with contextlib.suppress(OSError):
+            upstream.shutdown(socket.SHUT_RDWR)
+        reverse.join()
     return out[0], back[0]
 
 
@@ -130,6 +144,8 @@ class EgressProxy:
         path.chmod(0o666)  # the unit's user is another uid
         self._server.listen(64)
         self._closed = False
+        self._open: dict[socket.socket, threading.Thread] = {}
+        self._far: set[socket.socket] = set()
         threading.Thread(target=self._accept, name=f"egress {path.name}", daemon=True).start()
 
     def set_phase(self, phase: str) -> None:
@@ -152,11 +168,18 @@ class EgressProxy:
                 conn, _ = self._server.accept()
             except OSError:
                 return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            with self._lock:
+                self._open[conn] = thread
+            thread.start()
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            request = read_request(conn)
+            try:
+                request = read_request(conn)
+            except BadRequestError as exc:
+                answer(conn, 400, "Bad Request", f"coder-eval egress proxy: {exc}")
+                return
             if request is None:
                 return
             if request.method == "CONNECT":
@@ -168,6 +191,8 @@ class EgressProxy:
             else:
                 answer(conn, 400, "Bad Request", "coder-eval egress proxy: send CONNECT or an absolute http:// URL")
         finally:
+            with self._lock:
+                self._open.pop(conn, None)
             with contextlib.suppress(OSError):
                 conn.close()
 
@@ -203,7 +228,7 @@ class EgressProxy:
             answer(conn, 502, "Bad Gateway", str(exc))
             self._finish(event, clock, 0, 0, str(exc))
             return
-        with upstream:
+        with self._held(upstream):
             conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
             sent, received = relay(conn, upstream, request.rest)
         self._finish(event, clock, sent, received)
@@ -234,9 +259,21 @@ class EgressProxy:
             self._finish(event, clock, 0, 0, f"unreachable: {exc}")
             return
         upstream.settimeout(None)
-        with upstream:
+        with self._held(upstream):
             sent, received = relay(conn, upstream, head.encode("latin-1") + request.rest)
         self._finish(event, clock, sent, received)
+
+    @contextlib.contextmanager
+    def _held(self, upstream: socket.socket) -> Iterator[socket.socket]:
+        """`upstream` for the length of a relay, cut by `close` if the unit ends first."""
+        with self._lock:
+            self._far.add(upstream)
+        try:
+            yield upstream
+        finally:
+            with self._lock:
+                self._far.discard(upstream)
+            upstream.close()
 
     def _finish(self, event: NetworkEvent, clock: float, sent: int, received: int, error: str | None = None) -> None:
         done = event.model_copy(
@@ -250,8 +287,18 @@ class EgressProxy:
         self._record(done)
 
     def close(self) -> None:
+        """Stop accepting, cut what is still open, and wait until every attempt is recorded."""
         self._closed = True
         with contextlib.suppress(OSError):
             self._server.shutdown(socket.SHUT_RDWR)
         self._server.close()
         self.path.unlink(missing_ok=True)
+        with self._lock:
+            still = dict(self._open)
+            far = set(self._far)
+        for conn in [*still, *far]:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        deadline = time.monotonic() + CLOSE_WAIT
+        for thread in still.values():
+            thread.join(max(0.0, deadline - time.monotonic()))
