@@ -26,6 +26,7 @@ from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.compat import LoadWarning
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
+from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
@@ -119,18 +120,29 @@ def _speaks_to_a_model(kind_name: str) -> bool:
 
 
 def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewayThread | None:
-    """The run's model gateway, unless no unit needs a model or the backend bypasses it (bedrock)."""
+    """The run's model gateway, unless no unit needs a model."""
     spec = _gateway_spec(request, units, run_dir)
     return spec.start() if spec is not None else None
 
 
-def _gateway_spec(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewaySpec | None:
+def _gateway_spec(
+    request: RunRequest, units: list[RunUnit], run_dir: Path, experiment: ExperimentDefinition | None = None
+) -> GatewaySpec | None:
     # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster);
     # judges and a simulated user need it too, whatever the agent.
     needs_model = any(_speaks_to_a_model(u.agent.type) or _judged_by_a_model(u) for u in units)
     backend = resolve_backend(request.backend)
+    from coder_eval.agents.registry import AGENTS
+
+    kinds = [k for k in (AGENTS.find(t) for t in sorted({u.agent.type for u in units})) if k is not None]
     return gateway_spec(
-        backend, needs_model=needs_model, cassettes=request.cassettes, run_dir=run_dir, oracle=request.oracle
+        backend,
+        needs_model=needs_model,
+        cassettes=request.cassettes,
+        run_dir=run_dir,
+        oracle=request.oracle,
+        experiment=experiment,
+        kinds=kinds,
     )
 
 
@@ -151,15 +163,11 @@ def _load_agents(units: list[RunUnit]) -> None:
 
 
 def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLink | None:
-    if backend == "bedrock":
-        from coder_eval.engine.gateway_link import BedrockLink
-
-        return BedrockLink()
     if gateway is None:
         return None
     from coder_eval.engine.gateway_link import GatewayLink
 
-    return GatewayLink(gateway, oracle=oracle)
+    return GatewayLink(gateway, oracle=oracle, backend=backend)
 
 
 def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
@@ -208,7 +216,7 @@ def run_pipeline(
 
     warn_unpriced(units, resolve_backend(request.backend))
     executor = get_executor(request.executor, request.executor_settings)
-    spec = _gateway_spec(request, units, run_dir)
+    spec = _gateway_spec(request, units, run_dir, plan.experiment)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     options = RunOptions(
         run_dir=run_dir,
