@@ -20,11 +20,23 @@ def plan(
     executor: Annotated[
         str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
     ] = "local",
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            "-b",
+            help="The backend the run will use (default: $API_BACKEND, else direct): each task's model route is "
+            "resolved for it, and a task whose agent has no usable credential is refused. Use -b script to "
+            "validate offline.",
+        ),
+    ] = None,
 ) -> None:
-    """Validate task files: schema, paths, datasets; warn about missing CLIs and credentials.
+    """Validate task files: schema, paths, datasets; each task's network policy and model route.
 
-    With -e (or -D), also resolve each task under each variant and print the resolved agent,
-    limits and sandbox driver, so a typo in an experiment shows up before any run.
+    Under a backend that reaches a provider (direct, record, bedrock, litellm), a task whose agent
+    has no usable credential is refused. With -e (or -D), also resolve each task under each variant
+    and print the resolved agent, limits, sandbox driver and route, so a typo in an experiment
+    shows up before any run.
     """
     # Plain click styling, not Rich: plan is run often and start-up time matters here.
     from coder_eval.common.collector import collector_paused
@@ -32,7 +44,7 @@ def plan(
     with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
         from coder_eval.engine.validation import plan as run_plan
 
-        report = run_plan(list(paths or []))
+        report = run_plan(list(paths or []), backend=backend)
     for f in report.files:
         if f.error is not None:
             typer.echo(typer.style("✗ ", fg="red") + str(f.path))
@@ -55,7 +67,7 @@ def plan(
     for warning in [*report.environment, *_executor_warnings(executor)]:
         typer.echo(typer.style("warning: ", fg="yellow") + warning, err=True)
     if experiment is not None or sets:
-        resolution_ok = _show_resolution(report, experiment, tuple(sets or ()))
+        resolution_ok = _show_resolution(report, experiment, tuple(sets or ()), backend)
         report_ok = report.ok and resolution_ok
     else:
         report_ok = report.ok
@@ -64,13 +76,20 @@ def plan(
     raise typer.Exit(0 if report_ok else 1)
 
 
-def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ...]) -> bool:
+def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ...], backend: str | None) -> bool:
     from coder_eval.engine.experiment_plan import PlanInputs, plan_units
+    from coder_eval.engine.gateway_spec import resolve_backend
+    from coder_eval.engine.provider_config import provider_environment, run_providers
+    from coder_eval.engine.route_check import route_lines
     from coder_eval.engine.validation import PlanReport
 
     assert isinstance(report, PlanReport)
     tasks = [t for f in report.files for t in f.tasks[:1]]  # one row per dataset is enough to show
     plan = plan_units(tasks, PlanInputs(experiment=experiment, sets=sets))
+    chosen = resolve_backend(backend)
+    providers = run_providers(chosen, plan.experiment)
+    env = provider_environment(providers)
+    refused = False
     typer.echo(f"experiment {plan.experiment.experiment_id}: {len(plan.experiment.variants)} variant(s)")
     for unit in plan.units:
         if unit.replicate_index:
@@ -82,9 +101,17 @@ def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ..
             + f", permission {agent.permission_mode}, max_turns {limits.max_turns}, "
             f"task_timeout {limits.task_timeout}, driver {unit.task.definition.sandbox.driver}"
         )
+        lines, problems = route_lines(
+            unit.task.definition, chosen, providers, env, model=agent.model, agent_type=agent.type
+        )
+        for line in lines:
+            typer.echo(f"    {line}")
+        for problem in problems:
+            refused = True
+            typer.echo(typer.style("    ✗ ", fg="red") + problem.render())
     for error in plan.errors:
         typer.echo(typer.style("✗ ", fg="red") + error.render())
-    return not plan.errors
+    return not plan.errors and not refused
 
 
 def _executor_warnings(name: str) -> list[str]:

@@ -68,6 +68,7 @@ def gateway_spec(
     oracle: bool,
     experiment: ExperimentDefinition | None = None,
     kinds: list[AgentKind] | None = None,
+    providers: ProviderSet | None = None,
 ) -> GatewaySpec | None:
     """The run's gateway recipe, or None when no unit needs a model."""
     if not needs_model:
@@ -80,5 +81,5 @@ def gateway_spec(
         cassettes = None
     from coder_eval.engine.provider_config import provider_environment, run_providers
 
-    providers = run_providers(backend, experiment)
+    providers = providers or run_providers(backend, experiment)
     return GatewaySpec(backend, cassettes, providers, provider_environment(providers, kinds), oracle)

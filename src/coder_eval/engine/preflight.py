@@ -1,44 +1,18 @@
-"""Environment checks for `plan`: agent binaries, uv, credentials and sandbox drivers. Warnings only.
+"""Environment checks for `plan`: agent binaries, uv and sandbox drivers. Warnings only.
 
 Everything about an agent kind comes from its declaration (`AgentKind`): which binary it runs and
-how to find it, and which variables would hold a real key.
+how to find it. Credentials are a unit's route (`route_check.py`): a missing one refuses the unit.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
 from coder_eval.agents.kind import AgentKind
 from coder_eval.agents.registry import agent_kind
 from coder_eval.models.registry import UnknownKindError
 from coder_eval.models.task import TaskDefinition
 from coder_eval.sandbox.drivers import DRIVERS
-
-
-def _claude_login() -> str | None:
-    """A cached Claude Code login, which the gateway cannot use: it forwards API keys only."""
-    if os.environ.get("CLAUDE_CODE_OAUTH_TOKEN"):
-        return "CLAUDE_CODE_OAUTH_TOKEN"
-    path = Path.home() / ".claude" / ".credentials.json"
-    return "~/.claude/.credentials.json" if path.is_file() else None
-
-
-def _credential_warning(kind: AgentKind, model: str | None) -> str | None:
-    names = kind.credentials_for(model)
-    if not names or any(os.environ.get(n) for n in names):
-        return None
-    if kind.keys_by_provider and model and "/" in model:
-        return f"{names[0]} is not set ({kind.name} model {model})"
-    message = f"no credentials for {kind.name}: set {' or '.join(names)} (not needed with --backend script)"
-    login = _claude_login() if kind.name == "claude-code" else None
-    if login:
-        message += (
-            f"; the Claude Code login in {login} is not used: agents reach the model through "
-            "Coder Eval's gateway, which holds an API key, never a subscription login"
-        )
-    return message
 
 
 def _kind_warnings(kind: AgentKind, tasks: list[TaskDefinition]) -> list[str]:
@@ -48,11 +22,6 @@ def _kind_warnings(kind: AgentKind, tasks: list[TaskDefinition]) -> list[str]:
     if kind.binary is not None and kind.binary.locate() is None:
         hint = f"; install: {kind.binary.install}" if kind.binary.install else ""
         warnings.append(f"{kind.binary.name!r} is not on PATH (needed by agent type {kind.name!r}){hint}")
-    models = {t.agent.model if t.agent else None for t in tasks if (t.agent_type or "claude-code") == kind.name}
-    for model in sorted(models, key=str):
-        note = _credential_warning(kind, model)
-        if note and note not in warnings:
-            warnings.append(note)
     return warnings
 
 

@@ -35,6 +35,7 @@ from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
+    from coder_eval.gateway.providers import ProviderSet
     from coder_eval.gateway.server import GatewayThread
     from coder_eval.models.criteria_base import BaseCriterion
     from coder_eval.models.suite import SuiteRollup
@@ -126,7 +127,11 @@ def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> G
 
 
 def _gateway_spec(
-    request: RunRequest, units: list[RunUnit], run_dir: Path, experiment: ExperimentDefinition | None = None
+    request: RunRequest,
+    units: list[RunUnit],
+    run_dir: Path,
+    experiment: ExperimentDefinition | None = None,
+    providers: ProviderSet | None = None,
 ) -> GatewaySpec | None:
     # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster);
     # judges and a simulated user need it too, whatever the agent.
@@ -143,7 +148,30 @@ def _gateway_spec(
         oracle=request.oracle,
         experiment=experiment,
         kinds=kinds,
+        providers=providers,
     )
+
+
+def _providers_for(units: list[RunUnit], backend: str, experiment: ExperimentDefinition) -> ProviderSet | None:
+    """The run's provider profiles, when some unit calls a model (reading providers.yaml costs nothing else)."""
+    if not any(_speaks_to_a_model(u.agent.type) or _judged_by_a_model(u) for u in units):
+        return None
+    from coder_eval.engine.provider_config import run_providers
+
+    return run_providers(backend, experiment)
+
+
+def _route_refusals(units: list[RunUnit], request: RunRequest, providers: ProviderSet | None) -> list[TaskConfigError]:
+    """The units whose model calls would have nowhere to go, as `plan` reports them."""
+    if providers is None:
+        return []
+    from coder_eval.agents.registry import AGENTS
+    from coder_eval.engine.provider_config import provider_environment
+    from coder_eval.engine.route_check import unit_refusals
+
+    kinds = [k for k in (AGENTS.find(t) for t in {u.agent.type for u in units}) if k is not None]
+    env = provider_environment(providers, kinds)
+    return unit_refusals(units, resolve_backend(request.backend), providers, env)
 
 
 def _judged_by_a_model(unit: RunUnit) -> bool:
@@ -196,7 +224,8 @@ def run_pipeline(
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
-    load_errors = [*report.errors, *plan.errors]
+    providers = _providers_for(units, resolve_backend(request.backend), plan.experiment)
+    load_errors = [*report.errors, *plan.errors, *_route_refusals(units, request, providers)]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))
     skipped = list(report.skipped)
@@ -216,7 +245,7 @@ def run_pipeline(
 
     warn_unpriced(units, resolve_backend(request.backend))
     executor = get_executor(request.executor, request.executor_settings)
-    spec = _gateway_spec(request, units, run_dir, plan.experiment)
+    spec = _gateway_spec(request, units, run_dir, plan.experiment, providers)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     options = RunOptions(
         run_dir=run_dir,

@@ -91,7 +91,7 @@ def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
     return notes
 
 
-def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
+def plan(paths: list[str], *, cwd: Path | None = None, backend: str | None = None) -> PlanReport:
     probe = _probe_bubblewrap()
     try:
         files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
@@ -101,7 +101,37 @@ def plan(paths: list[str], *, cwd: Path | None = None) -> PlanReport:
     for f in files:
         if f.tasks:
             f.notes.append(network_note(f.tasks[0].definition))
+    _check_routes(files, backend)
     return PlanReport(files, environment_warnings(definitions))
+
+
+def _check_routes(files: list[FilePlan], backend: str | None) -> None:
+    """Each task's model route in its notes; a task whose agent has no usable route is refused."""
+    from coder_eval.engine.gateway_spec import resolve_backend
+
+    chosen = resolve_backend(backend)
+    speaking = [f for f in files if f.tasks and _speaks(f.tasks[0].definition)]
+    if not speaking:
+        return
+    from coder_eval.agents.registry import AGENTS
+    from coder_eval.engine.provider_config import provider_environment, run_providers
+    from coder_eval.engine.route_check import route_lines
+
+    providers = run_providers(chosen)
+    kinds = [k for k in (AGENTS.find(f.tasks[0].definition.agent_type or "claude-code") for f in speaking) if k]
+    env = provider_environment(providers, kinds)
+    for f in speaking:
+        lines, problems = route_lines(f.tasks[0].definition, chosen, providers, env)
+        f.notes += [f"under -b {chosen}, {line}" for line in lines]
+        if problems:
+            f.error = TaskConfigError(f.path, problems)
+
+
+def _speaks(task: TaskDefinition) -> bool:
+    from coder_eval.agents.registry import AGENTS
+
+    kind = AGENTS.find(task.agent_type or "claude-code")
+    return kind is not None and bool(kind.protocols) and not kind.model_less
 
 
 def network_note(task: TaskDefinition) -> str:

@@ -148,7 +148,7 @@ class Resolution:
 
     def describe(self) -> str:
         """One line for `plan`: provider, endpoint host, model after rewrite, where the key comes from."""
-        model = self.model or "the agent's default model"
+        model = self.model or "(the agent's default)"
         sent = self.upstream_model if self.upstream_model and self.upstream_model != self.model else None
         text = f"{self.protocol} -> {self.provider or '(none)'} at {self.host}, model {model}"
         text += f" sent as {sent}" if sent else ""
