@@ -26,15 +26,16 @@ def plan(
             "--backend",
             "-b",
             help="The backend the run will use (default: $API_BACKEND, else direct): each task's model route is "
-            "resolved for it, and a task whose agent has no usable credential is refused. Use -b script to "
-            "validate offline.",
+            "resolved for it, and a task whose agent has no usable credential is refused (without -b or "
+            "API_BACKEND, the default direct backend is checked and only warned about).",
         ),
     ] = None,
 ) -> None:
     """Validate task files: schema, paths, datasets; each task's network policy and model route.
 
-    Under a backend that reaches a provider (direct, record, bedrock, litellm), a task whose agent
-    has no usable credential is refused. With -e (or -D), also resolve each task under each variant
+    Under a backend named with -b (or API_BACKEND) that reaches a provider (direct, record, bedrock,
+    litellm), a task whose agent has no usable credential is refused; with none named, the default
+    (direct) is checked and only warned about. With -e (or -D), also resolve each task under each variant
     and print the resolved agent, limits, sandbox driver and route, so a typo in an experiment
     shows up before any run.
     """
@@ -77,6 +78,8 @@ def plan(
 
 
 def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ...], backend: str | None) -> bool:
+    import os
+
     from coder_eval.engine.experiment_plan import PlanInputs, plan_units
     from coder_eval.engine.gateway_spec import resolve_backend
     from coder_eval.engine.provider_config import provider_environment, run_providers
@@ -107,7 +110,7 @@ def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ..
         for line in lines:
             typer.echo(f"    {line}")
         for problem in problems:
-            refused = True
+            refused = refused or backend is not None or bool(os.environ.get("API_BACKEND"))
             typer.echo(typer.style("    ✗ ", fg="red") + problem.render())
     for error in plan.errors:
         typer.echo(typer.style("✗ ", fg="red") + error.render())

@@ -18,6 +18,8 @@ from coder_eval.gateway.providers import ProviderSet, Resolution
 from coder_eval.models.task import TaskDefinition
 
 OFFLINE = frozenset({"script", "replay"})
+CLAUDE_LOGIN_SHOWN = "~/.claude/.credentials.json"
+CLAUDE_LOGIN = Path.home() / ".claude" / ".credentials.json"
 
 
 def _routes(
@@ -46,6 +48,11 @@ def route_lines(
     for res in _routes(task, chosen, kind_name, providers, env):
         lines.append(f"route: {res.describe()}")
         for text in res.problems:
+            if res.provider == "anthropic" and "no credential" in text and CLAUDE_LOGIN.is_file():
+                text += (
+                    f"; the Claude Code login in {CLAUDE_LOGIN_SHOWN} is a file the gateway does not read: "
+                    "`claude setup-token` prints a CLAUDE_CODE_OAUTH_TOKEN it can hold instead"
+                )
             problems.append(
                 Problem(
                     f"agent {kind_name} cannot reach its model under -b {backend}: {text}",

@@ -106,9 +106,16 @@ def plan(paths: list[str], *, cwd: Path | None = None, backend: str | None = Non
 
 
 def _check_routes(files: list[FilePlan], backend: str | None) -> None:
-    """Each task's model route in its notes; a task whose agent has no usable route is refused."""
+    """Each task's model route in its notes; a task whose agent has no usable route is refused.
+
+    Refused when the backend is named (`-b`, or API_BACKEND); with none named the default (direct)
+    is checked and what it would refuse is a warning, so `plan` alone still validates offline.
+    """
+    import os
+
     from coder_eval.engine.gateway_spec import resolve_backend
 
+    named = backend is not None or bool(os.environ.get("API_BACKEND"))
     chosen = resolve_backend(backend)
     speaking = [f for f in files if f.tasks and _speaks(f.tasks[0].definition)]
     if not speaking:
@@ -123,8 +130,10 @@ def _check_routes(files: list[FilePlan], backend: str | None) -> None:
     for f in speaking:
         lines, problems = route_lines(f.tasks[0].definition, chosen, providers, env)
         f.notes += [f"under -b {chosen}, {line}" for line in lines]
-        if problems:
+        if problems and named:
             f.error = TaskConfigError(f.path, problems)
+        elif problems:
+            f.warnings += [f"{p.render()}; `run` refuses it, `plan -b {chosen}` too" for p in problems]
 
 
 def _speaks(task: TaskDefinition) -> bool:
