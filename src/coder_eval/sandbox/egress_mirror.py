@@ -28,7 +28,7 @@ from coder_eval.sandbox.egress_upstream import CONNECT_TIMEOUT, Upstream
 from coder_eval.sandbox.package_indexes import IndexUrl
 
 if TYPE_CHECKING:
-    from coder_eval.sandbox.egress_proxy import Request
+    from coder_eval.sandbox.egress_request import Request
 
 INNER_EGRESS_PORT = 41415
 """The loopback port the relay serves inside a unit for its egress proxy."""
