@@ -247,7 +247,12 @@ def npm_indexes() -> list[IndexUrl]:
         return []
     try:
         done = subprocess.run(
-            [npm, "config", "list", "--json"], capture_output=True, text=True, timeout=TOOL_TIMEOUT, env=_tool_env()
+            # --logs-max=0: npm writes a debug log into the operator's home for every command otherwise
+            [npm, "config", "list", "--json", "--logs-max=0"],
+            capture_output=True,
+            text=True,
+            timeout=TOOL_TIMEOUT,
+            env=_tool_env(),
         )
         data = json.loads(done.stdout) if done.returncode == 0 else {}
     except (OSError, subprocess.SubprocessError, ValueError):
