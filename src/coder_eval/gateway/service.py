@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -27,11 +26,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import aiohttp
 from aiohttp import web
 
-from coder_eval.gateway import proxy, upstream_request
+from coder_eval.gateway import proxy
 from coder_eval.gateway.budget import Budget
 from coder_eval.gateway.cassettes import CassetteStore, cassette_dir_name, recorded_body
 from coder_eval.gateway.protocol import WireProtocol, protocol_for
-from coder_eval.gateway.providers import ProviderSet, Resolution, RouteHints, resolve
+from coder_eval.gateway.provider_router import ProviderRouter
+from coder_eval.gateway.providers import ProviderSet, Resolution, RouteHints
 from coder_eval.gateway.routes import ModelCall, Route, RouteTable, split_token
 from coder_eval.gateway.source import ReplySource
 from coder_eval.gateway.types import GatewayError, ModelReply, ModelRequest, Usage
@@ -88,10 +88,7 @@ class Gateway:
         self.mode: Mode = mode
         self.cassette_dir = cassette_dir
         self._cassettes = CassetteStore(cassette_dir) if cassette_dir is not None else None
-        self._upstreams = dict(upstreams or {})
-        self._api_keys = dict(api_keys or {})
-        self._providers = providers
-        self._env = dict(env or {})
+        self._router = ProviderRouter(providers, dict(env or {}), dict(upstreams or {}), dict(api_keys or {}))
         self._routes = RouteTable()
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -316,43 +313,21 @@ class Gateway:
     # -- direct / record / replay ---------------------------------------------------------------
 
     def resolve_for(self, protocol: WireProtocol, model: str | None, hints: RouteHints | None = None) -> Resolution:
-        """Where a call of `protocol` for `model` would go: the resolution, pinned upstreams and keys applied."""
-        name = protocol.name
-        if self._providers is None:
-            self._providers = ProviderSet.build()
-        res = resolve(self._providers, name, model, self._env, hints, protocol.upstream_var)
-        if name in self._upstreams:
-            kept = tuple(p for p in res.problems if "base URL" not in p and "credential" not in p)
-            res = replace(res, base_url=self._upstreams[name], base_from="pinned", problems=kept)
-        if name in self._api_keys:
-            res = replace(res, key=self._api_keys[name], key_from="pinned")
-        return res
-
-    def resolution(self, call: ModelCall) -> Resolution:
-        """Where `call` goes."""
-        return self.resolve_for(call.protocol, call_model(call), call.route.hints)
+        """Where a call of `protocol` for `model` would go (`provider_router.py`)."""
+        return self._router.resolve_for(protocol, model, hints)
 
     async def _send(self, call: ModelCall) -> proxy.Exchange | web.Response:
         """Send `call` where it resolves (a protocol no profile serves uses its own declarations)."""
         assert self._session is not None, "proxy modes open an upstream session on start"
-        res = self.resolution(call)
+        res = self._router.resolution(call)
         if res.profile is None:  # a plugin's protocol: its own upstream and key variables
-            name = call.protocol.name
-            base = self._upstreams.get(name) or self._env.get(call.protocol.upstream_var) or call.protocol.upstream
-            key = self._api_keys.get(name) or self._env.get(call.protocol.api_key_var)
+            base, key = self._router.plugin_upstream(call)
             return await proxy.forward(self._session, call, base, key)
         call.provider = res.provider
         if res.base_url is None:
             message = f"coder-eval gateway: {'; '.join(res.problems)}"
             return self._fail(call, GatewayError(500, message, "api_error"))
-        built = upstream_request.build(
-            res,
-            path=call.path,
-            query=list(call.http.query.items()),
-            headers=proxy.forwardable_headers(call),
-            body=call.body,
-            raw=call.raw,
-        )
+        built = self._router.request(res, call, proxy.forwardable_headers(call))
         return await proxy.send(self._session, call, built)
 
     async def _serve_proxy(self, call: ModelCall) -> web.StreamResponse:
@@ -395,15 +370,3 @@ class Gateway:
         if exchange.connected:
             await proxy.end(response)
         return response
-
-
-_GEMINI_MODEL = re.compile(r"/models/([^/:]+):")
-
-
-def call_model(call: ModelCall) -> str | None:
-    """The model a call names: its body's (or parsed request's), Gemini's path, else the route's hint."""
-    named = call.request.model if call.request is not None else call.body.get("model")
-    if isinstance(named, str) and named:
-        return named
-    found = _GEMINI_MODEL.search(call.path)
-    return found.group(1) if found else call.route.model_hint
