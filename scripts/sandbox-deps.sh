@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # System pieces the bubblewrap and docker sandbox tests need: bubblewrap, Docker (daemon started
 # if it is not running) and the offline base image `coder-eval-base:latest`, built once from a
-# debootstrap root file system with `docker import` (no image registry is needed). Idempotent.
+# debootstrap root file system with `docker import` (no image registry is needed), and ripgrep
+# (OpenCode's `skill` tool lists a skill's files with `rg`; without one on PATH it tries to
+# download it, which the closed network refuses). Idempotent.
 # Usage: scripts/sandbox-deps.sh        (as root; a no-op for what is already there)
 set -euo pipefail
 IMAGE="${CODER_EVAL_BASE_IMAGE:-coder-eval-base:latest}"
@@ -12,6 +14,7 @@ need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v dockerd >/dev/null || need+=(docker.io)
 command -v debootstrap >/dev/null || need+=(debootstrap)
+command -v rg >/dev/null || need+=(ripgrep)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

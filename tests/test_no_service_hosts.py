@@ -22,6 +22,8 @@ IDENTIFIERS = {
     "hooks",  # part of a credential pattern (common/secrets.py)
 }
 URL = re.compile(r"https?://([A-Za-z0-9.{}_-]+)")
+RESERVED = (".example", ".test", ".invalid")
+"""Names reserved for documentation and tests (RFC 2606): never a service anyone connects to."""
 
 
 def _hosts(path: Path) -> set[str]:
@@ -41,7 +43,11 @@ def test_service_hosts_are_only_in_the_one_data_file() -> None:
         hosts = {
             h
             for h in _hosts(path)
-            if "." in h and h not in IDENTIFIERS and not h.startswith(("127.", "{")) and h != "localhost"
+            if "." in h
+            and h not in IDENTIFIERS
+            and not h.startswith(("127.", "{"))
+            and h != "localhost"
+            and not h.endswith(RESERVED)
         }
         if hosts:
             found[str(path.relative_to(SRC))] = hosts

@@ -227,7 +227,9 @@ def test_default_mode_records_permission_denial(tmp_path: Path) -> None:
     (turn,) = record["iterations"]
     assert not turn["crashed"]
     (write,) = turn["commands"]
-    assert write["tool_name"] == "Write" and write["status"] == "error"
+    assert (
+        write["tool_name"] == "Write" and write["status"] == "refused"
+    )  # the permission layer refused it: it never ran
     summary = turn["result_summary"]["result"] or ""
     assert "permission denials" in summary and "Write" in summary, summary
 
@@ -454,7 +456,7 @@ def test_turn_cap_is_a_clean_stop_that_is_still_graded(tmp_path: Path) -> None:
 
 
 def test_missing_script_is_a_clear_error(tmp_path: Path) -> None:
-    """Under --backend script a task with no script ends ERROR with a message naming the file to write."""
+    """Under --backend script a task with no script is refused before anything starts, naming the file to write."""
     task = tmp_path / "lonely.yaml"
     task.write_text(
         "task_id: lonely\ndescription: no script\ninitial_prompt: do it\n"
@@ -462,15 +464,14 @@ def test_missing_script_is_a_clear_error(tmp_path: Path) -> None:
         "success_criteria:\n  - {type: file_exists, path: x, description: x}\n"
     )
     run_dir = tmp_path / "run"
-    subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-m", "coder_eval", "run", str(task), "-b", "script", "--run-dir", str(run_dir)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    record = json.loads(next(run_dir.rglob("task.json")).read_text())
-    assert record["final_status"] == "ERROR"
-    assert "no script for task lonely" in record["error_message"]
-    assert "lonely.script.yaml" in record["error_message"]
-    assert not record["error_message"].startswith("sandbox setup failed")
+    message = " ".join(proc.stderr.split())
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no script for task lonely" in message and "lonely.script.yaml" in message
+    assert not run_dir.exists()

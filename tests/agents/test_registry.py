@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from coder_eval import plugins
-from coder_eval.agents.base import Agent, Turn, TurnEnd, create_agent
+from coder_eval.agents.base import Agent, Turn, TurnEnd
 from coder_eval.agents.claude_code import ClaudeCodeConfig
 from coder_eval.agents.codex import CodexConfig
+from coder_eval.agents.factory import create_agent
 from coder_eval.agents.kind import AgentKind
 from coder_eval.agents.none_agent import NoAgentConfig
 from coder_eval.agents.registry import AGENTS, agent_kind, declare_agent, register_agent

@@ -71,7 +71,8 @@ def test_experiment_has_intervals_verdict_and_best_arm(api: BoardApi) -> None:
     arms = {a["variant_id"]: a for a in x["arms"]}
     assert arms["with-extra"]["pass_rate"]["rate"] == 1.0 and arms["plain"]["pass_rate"]["rate"] == 0.0
     assert arms["plain"]["score"]["mean"] == pytest.approx(0.5)
-    assert "with-extra better than plain" in x["comparisons"][0]["verdict"]
+    # 2 tasks are below the documented minimum, so an all-better comparison is still undecided
+    assert "Inconclusive (with-extra vs plain): 2 task(s)" in x["comparisons"][0]["verdict"]
     assert {t["best_variant"] for t in x["tasks"]} == {"with-extra"}
 
 

@@ -141,7 +141,7 @@ def test_experiment_page_shows_arms_intervals_verdict_and_chart(tab: Tab) -> Non
     page = tab.open("#/runs/03-exp", "#tasks tbody tr")
     page.click("text=Experiment")
     page.wait_for_selector("#arms")
-    assert "with-extra better than plain" in page.inner_text("#verdict")
+    assert "Inconclusive (with-extra vs plain)" in page.inner_text("#verdict")
     assert len(rows(page, "arms")) == 2 and "100.0% [" in page.inner_text("#arms")
     assert page.locator("#chart svg rect").count() >= 6
     assert all("with-extra" in r for r in rows(page, "exp-tasks"))

@@ -139,3 +139,19 @@ def test_env_input_rejects_a_line_that_is_not_name_value(tmp_path: Path, runner_
     assert run.failed
     assert "'not a pair' is not a NAME=VALUE line" in run.steps[1].stdout
     assert run.outputs["exit-code"] == "2"
+
+
+def test_a_registry_version_is_refused_the_checkout_is_installed(tmp_path: Path, runner_python: Path) -> None:
+    """The registry's `coder-eval` is another project: `version: latest` must not install it."""
+    env = base_env([runner_python, Path(sys.executable).parent])
+    run = run_action(REPO, {"version": "latest", "tasks": "none.yaml"}, cwd=tmp_path, env=env)
+    assert run.failed and "installs Coder Eval only from its own checkout" in run.log()
+    proof = subprocess.run(
+        [str(runner_python / "python"), "-c", "import coder_eval, pathlib; print(pathlib.Path(coder_eval.__file__))"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    if proof.returncode == 0:  # installed by an earlier test of this module: it must be this checkout's files
+        installed = Path(proof.stdout.strip()).parent
+        assert (installed / "engine" / "unit_checks.py").read_bytes() == (
+            REPO / "src" / "coder_eval" / "engine" / "unit_checks.py"
+        ).read_bytes()

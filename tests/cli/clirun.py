@@ -10,8 +10,12 @@ from pathlib import Path
 BIN = Path(sys.executable).with_name("coder-eval")
 
 
-def cli(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+def cli(
+    *args: str | Path, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`env` entries override the inherited environment; an empty value removes the variable."""
+    merged = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
+    env = {k: v for k, v in merged.items() if v != ""}
     return subprocess.run(
         [str(BIN), *map(str, args)],
         cwd=cwd,

@@ -69,9 +69,10 @@ def test_no_warning_where_bubblewrap_works_or_the_task_names_its_driver(tmp_path
     assert run.returncode == 0 and WARNING not in run.stdout + run.stderr, run.stdout + run.stderr
 
 
-def test_a_named_bubblewrap_that_cannot_work_ends_its_unit_error(tmp_path: Path) -> None:
+def test_a_named_bubblewrap_that_cannot_work_is_refused_by_plan_and_run(tmp_path: Path) -> None:
     task = _task(tmp_path, "bubblewrap")
+    plan = _cli(["plan", str(task)], tmp_path, broken_bwrap=True)
+    assert plan.returncode == 1 and "sandbox driver bubblewrap" in plan.stdout, plan.stdout + plan.stderr
     run = _cli(["run", str(task), "--run-dir", str(tmp_path / "run")], tmp_path, broken_bwrap=True)
-    assert run.returncode == 1
-    (record,) = [json.loads(p.read_text()) for p in (tmp_path / "run").rglob("task.json")]
-    assert record["final_status"] == "ERROR" and "bubblewrap" in record["error_message"], record["error_message"]
+    assert run.returncode == 2 and "sandbox driver bubblewrap" in " ".join(run.stderr.split()), run.stderr
+    assert not (tmp_path / "run").exists()

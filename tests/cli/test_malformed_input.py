@@ -139,7 +139,10 @@ def write_task(ws: Workspace, content: str | bytes) -> None:
 
 
 def run_plan(ws: Workspace) -> Result:
-    result = invoke(["plan", str(ws.task_file)])
+    """`plan` under the default backend (direct), with a placeholder key: plan refuses a missing one."""
+    keys = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY")
+    env = {"CODER_EVAL_DEBUG": "1", "NO_COLOR": "1", **dict.fromkeys(keys, "placeholder-never-sent")}
+    result = _runner.invoke(app, ["plan", str(ws.task_file)], catch_exceptions=False, env=env)
     assert_handled(result, ws.task_file, config_exit=1)
     return result
 
@@ -313,6 +316,8 @@ JUDGED_TASK: dict[str, Any] = {
     "agent": {"type": "claude-code", "setting_sources": [], "system_prompt": "Be terse."},
     "reference": {"directory": "reference"},
     "checker_context": {"api_route": {"route": "direct", "model": "claude-x"}},
+    # A dialog cannot stop early: the block stays for the mutations, disarmed (run refuses it armed).
+    "run_limits": {"stop_early": False},
     "simulation": {
         "enabled": True,
         "persona": "a user",

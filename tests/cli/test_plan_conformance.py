@@ -27,7 +27,8 @@ def test_every_conformance_task_validates(conformance: Path):
 
 
 def test_plan_cli_exit_codes(tmp_path: Path, conformance: Path):
-    good = cli("plan", conformance / "tasks" / "hello_date.yaml", cwd=tmp_path)
+    key = {"ANTHROPIC_API_KEY": "sk-placeholder", "API_BACKEND": ""}  # -b direct needs the key to be set
+    good = cli("plan", conformance / "tasks" / "hello_date.yaml", cwd=tmp_path, env=key)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "1 of 1 task files valid" in good.stdout
     bad = tmp_path / "bad.yaml"
@@ -41,10 +42,17 @@ def test_plan_cli_exit_codes(tmp_path: Path, conformance: Path):
     assert "did you mean 'includes'?" in proc.stdout
 
 
-def test_plan_warns_but_does_not_fail_on_missing_tools(tmp_path: Path, conformance: Path):
-    proc = cli("plan", conformance / "tasks" / "agents" / "codex_hello_world.yaml", cwd=tmp_path)
-    assert proc.returncode == 0
-    assert "warning:" in proc.stderr
+def test_plan_fails_like_run_on_a_missing_credential(tmp_path: Path, conformance: Path):
+    """`run` refuses -b direct without the agent's key, so `plan` does too, naming the variable and the fix."""
+    task = conformance / "tasks" / "agents" / "codex_hello_world.yaml"
+    env = {"OPENAI_API_KEY": "", "CODEX_API_KEY": "", "API_BACKEND": ""}
+    proc = cli("plan", task, "-b", "direct", cwd=tmp_path, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "OPENAI_API_KEY" in proc.stdout and "-b script" in proc.stdout
+    assert "0 of 1 task files valid" in proc.stdout
+    run = cli("run", task, "-b", "direct", "--run-dir", tmp_path / "run", cwd=tmp_path, env=env)
+    assert run.returncode == 2 and "OPENAI_API_KEY" in run.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def test_schema_is_valid_json_schema_and_accepts_conformance_tasks(tmp_path: Path, conformance: Path):

@@ -17,6 +17,7 @@ from coder_eval.criteria.registry import checker_for
 from coder_eval.errors import CheckerMisuseError
 from coder_eval.models.criteria_commands import CliCalledCriterion
 from coder_eval.models.results import CriterionResult
+from coder_eval.sandbox.cli_recorder import CliLogView
 
 Record = dict[str, Any]
 
@@ -670,3 +671,67 @@ def test_names_are_stored_without_dashes_and_defaults_apply() -> None:
 def test_regex_with_re_flags_is_accepted() -> None:
     pred = make_spec(flags={"u": {"matches_regex": "a.*b", "flags": 16}}).flags["u"]
     assert (pred.predicate, pred.flags, pred.takes_value) == ("matches_regex", 16, True)
+
+
+# --- the harness-owned log (record_cli's recorder) ---------------------------------------------
+
+
+class _Recorded:
+    """A CliLog as the engine hands it over: the recorder's view of the unit's calls."""
+
+    def __init__(self, lines: Sequence[Record], problem: str | None = None, notes: tuple[str, ...] = ()) -> None:
+        self.data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        self.problem, self.notes = problem, notes
+
+    def view(self) -> CliLogView:
+        return CliLogView(self.data, "the harness's record", self.problem, self.notes)
+
+
+@pytest.mark.parametrize("log", [None, DEFAULT_LOG], ids=["default", "named-default"])
+def test_the_harness_record_wins_over_a_forged_workspace_log(tmp_path: Path, log: str | None) -> None:
+    """The attack: run the forbidden delete, then rewrite cli_mocks/calls.jsonl to hide it."""
+    write_log(tmp_path, [record("repo", "list")])  # the forged workspace copy
+    harness = _Recorded([record("repo", "delete", "org/x", tool="gh")])
+    fields: dict[str, Any] = {"verb": "repo delete", "max_count": 0, "min_count": 0}
+    if log is not None:
+        fields["log"] = log
+    result = CliCalled().check(make_spec(**fields), CheckContext(root=tmp_path, cli_log=harness))
+    assert result.score == 0.0, result.details
+    assert "repo delete org/x" in result.details and "the harness's record" in result.details
+
+
+def test_an_authors_own_log_is_read_from_the_workspace_and_says_so(tmp_path: Path) -> None:
+    write_log(tmp_path, [record("a")], "mocks/calls.jsonl")
+    ctx = CheckContext(root=tmp_path, cli_log=_Recorded([]))
+    result = CliCalled().check(make_spec(log="mocks/calls.jsonl", verb="a"), ctx)
+    assert result.score == 1.0
+    assert "which the agent can write" in result.details
+
+
+def test_an_untrustworthy_harness_record_is_an_error_not_a_count(tmp_path: Path) -> None:
+    harness = _Recorded([], problem="the socket was replaced")
+    result = CliCalled().check(make_spec(**DELETE_GUARD), CheckContext(root=tmp_path, cli_log=harness))
+    assert result.score == 0.0
+    assert result.error is not None and "socket was replaced" in result.error
+
+
+def test_refused_calls_are_shown_with_the_count(tmp_path: Path) -> None:
+    harness = _Recorded([record("a")], notes=("2 call(s) refused, unanswered and unrecorded (too large)",))
+    result = CliCalled().check(make_spec(verb="a"), CheckContext(root=tmp_path, cli_log=harness))
+    assert result.score == 1.0 and "2 call(s) refused" in result.details
+
+
+@pytest.mark.parametrize(("suffix", "said"), [(".unrecorded", "disk full"), (".error", "")])
+def test_a_failed_write_marker_makes_the_log_untrustworthy(tmp_path: Path, suffix: str, said: str) -> None:
+    """Ours (`.unrecorded`) or the reference's recorder (`.error`): the log is incomplete, score 0 and why."""
+    log = write_log(tmp_path, [record("deploy")])
+    log.with_name(log.name + suffix).write_text(said)
+    for fields in (
+        {"tool": "uip", "verb": "deploy"},
+        {"tool": "uip", "verb": "deploy", "min_count": 0, "max_count": 0},
+    ):
+        result = run(tmp_path, fields)
+        assert result.score == 0.0  # a negative guard fails too: the missing record could be the forbidden call
+        assert result.error is not None and f"calls.jsonl{suffix} is beside it" in result.error
+        assert (f"({said})" in result.error) is bool(said)
+        assert "no count read from it can be trusted" in result.details

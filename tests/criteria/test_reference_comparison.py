@@ -75,12 +75,14 @@ def test_registered():
     [
         (REFERENCE, "ast", 1.0, True),  # identical: 1.0 passes even the strictest threshold
         (REFERENCE, "token", 1.0, True),
-        (REFERENCE, "complexity", 1.0, True),
-        (RENAMED, "ast", 0.95, True),
-        (RENAMED, "token", 0.95, False),
-        (RENAMED, "complexity", 0.8, True),
-        (UNRELATED, "ast", 0.3, False),
-        (UNRELATED, "token", 0.3, False),
+        (REFERENCE, "ast_shape", 1.0, True),
+        (REFERENCE, "complexity", 0.5, False),  # the reference's complexity scores an identical file 7/15
+        (RENAMED, "ast", 0.95, True),  # only the dropped docstring's nodes differ
+        (RENAMED, "token", 0.99, False),
+        (RENAMED, "ast_shape", 1.0, True),
+        (UNRELATED, "ast", 0.5, False),
+        (UNRELATED, "token", 0.7, False),
+        (UNRELATED, "ast_shape", 0.3, False),
         (UNRELATED, "ast", 0.0, True),  # a zero threshold passes anything
     ],
 )
@@ -113,8 +115,8 @@ def test_score_exactly_at_threshold_passes(tmp_path):
 def test_defaults_are_ast_and_point_eight(tmp_path):
     result = compare(tmp_path, {"solution.py": RENAMED}, {"solution.py": REFERENCE})
     assert result.pass_threshold == 0.8
-    assert result.score == 1.0
-    assert "ast similarity 1.000 against reference solution.py (threshold 0.8)" in result.details
+    assert result.score == pytest.approx(0.97, abs=0.005)
+    assert "ast similarity 0.970 against reference solution.py (threshold 0.8)" in result.details
 
 
 @pytest.mark.parametrize(
@@ -154,7 +156,7 @@ def test_non_python_reference_falls_back_to_tokens(tmp_path):
     js = "function add(a, b) { return a + b; }\n"
     result = compare(tmp_path, {"add.js": js}, {"add.js": js}, agent_file="add.js", reference_file="add.js")
     assert result.score == 1.0
-    assert "add.js is not a Python file; fell back to the token method" in result.details
+    assert "add.js is not a Python file; compared text tokens instead" in result.details
 
 
 def _symlinked_file(reference: Path) -> None:
@@ -205,7 +207,7 @@ def test_reference_is_checked_before_the_agent_file(tmp_path):
         compare(tmp_path, {}, None)
 
 
-@pytest.mark.parametrize("method", ["ast", "token", "complexity"])
+@pytest.mark.parametrize("method", ["ast", "token", "complexity", "ast_shape"])
 @pytest.mark.parametrize(
     ("agent", "reference_name"),
     [

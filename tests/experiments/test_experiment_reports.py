@@ -22,7 +22,7 @@ def test_markdown_clear_winner(clear_win: list[EvaluationResult]) -> None:
         build_experiment_result("skill-ab", "Does the skill help?", ["A", "B"], clear_win)
     )
     assert "# Experiment skill-ab" in text
-    assert "**B better than A on 6 of 6 tasks; mean +0.60, 95% CI [+0." in text
+    assert "**B better than A on 6 of 6 tasks (N = 6 tasks × " in text and "mean +0.60, 95% CI [+0." in text
     assert "## Comparison: `B` vs `A`" in text
     assert "| Paired t-test p | < 0.001 |" in text
     assert "| Wilcoxon signed-rank p | 0.031 |" in text
@@ -38,8 +38,8 @@ def test_markdown_clear_winner(clear_win: list[EvaluationResult]) -> None:
 
 def test_markdown_indistinguishable(indistinguishable: list[EvaluationResult]) -> None:
     text = render_experiment_markdown(build_experiment_result("same", "", ["A", "B"], indistinguishable))
-    assert "**No detectable difference between A and B (mean +0.00, 95% CI [−0." in text
-    assert "more replicates or tasks would narrow it" in text
+    assert "**Inconclusive (B vs A): neither the paired test nor the interval" in text and "95% CI [−0." in text
+    assert "replicates per arm would likely decide it" in text or "more replicates alone" in text, text
 
 
 def test_markdown_reports_unmeasured_rows(clear_win: list[EvaluationResult], row: Row) -> None:
@@ -82,7 +82,7 @@ def test_experiment_html(clear_win: list[EvaluationResult]) -> None:
     svg = ET.fromstring(page[page.index("<svg") : page.index("</svg>") + len("</svg>")])
     assert svg.tag == "svg" and len(svg.findall("rect")) >= 12  # well-formed, a bar per task and variant
     assert page.count('class="whisker"') >= 3 * 12  # each bar has a CI whisker and two caps
-    assert "B better than A on 6 of 6 tasks; mean +0.60, 95% CI [+0." in page
+    assert "B better than A on 6 of 6 tasks (N = 6 tasks" in page and "mean +0.60, 95% CI [+0." in page
     assert "&lt;b&gt;desc&lt;/b&gt;" in page and "<b>desc</b>" not in page
 
 

@@ -131,7 +131,9 @@ def test_paired_statistics_match_scipy(indistinguishable: list[EvaluationResult]
 def test_clear_winner_verdict(clear_win: list[EvaluationResult]) -> None:
     comparison = paired_comparison(per_task(clear_win, "A"), per_task(clear_win, "B"))
     assert comparison.interval is not None and comparison.interval.low > 0
-    assert comparison.verdict.startswith("B better than A on 6 of 6 tasks; mean +0.60, 95% CI [+0.")
+    assert comparison.verdict.startswith("B better than A on 6 of 6 tasks (N = 6 tasks × ")
+    assert "mean +0.60, 95% CI [+0." in comparison.verdict and "paired t-test p = " in comparison.verdict
+    assert comparison.decision.outcome == "better"
     assert comparison.t_pvalue is not None and comparison.t_pvalue < 0.001
     assert comparison.wilcoxon_pvalue == pytest.approx(0.03125)
 
@@ -139,15 +141,17 @@ def test_clear_winner_verdict(clear_win: list[EvaluationResult]) -> None:
 def test_clear_winner_in_the_other_direction(clear_win: list[EvaluationResult]) -> None:
     comparison = paired_comparison(per_task(clear_win, "B"), per_task(clear_win, "A"), label_a="B", label_b="A")
     assert comparison.mean_difference is not None and comparison.mean_difference < 0
-    assert comparison.verdict.startswith("B better than A on 6 of 6 tasks; mean +0.60")
+    assert comparison.verdict.startswith("B better than A on 6 of 6 tasks (")
+    assert comparison.decision.outcome == "worse"
 
 
 def test_indistinguishable_verdict(indistinguishable: list[EvaluationResult]) -> None:
     comparison = paired_comparison(per_task(indistinguishable, "A"), per_task(indistinguishable, "B"))
     assert comparison.interval is not None
     assert comparison.interval.low < 0 < comparison.interval.high
-    assert comparison.verdict.startswith("No detectable difference between A and B (mean +0.00, 95% CI [−0.")
-    assert "more replicates or tasks would narrow it" in comparison.verdict
+    assert comparison.verdict.startswith("Inconclusive (B vs A): neither the paired test nor the interval")
+    assert "mean +0.00, 95% CI [−0." in comparison.verdict
+    assert "replicates" in comparison.decision.more_replicates
 
 
 def test_identical_arms(clear_win: list[EvaluationResult]) -> None:
@@ -155,7 +159,7 @@ def test_identical_arms(clear_win: list[EvaluationResult]) -> None:
     comparison = paired_comparison(scores, scores)
     assert comparison.ties == 6
     assert comparison.t_pvalue is None and comparison.wilcoxon_pvalue is None
-    assert comparison.verdict == "No difference between A and B: identical mean scores on all 6 tasks."
+    assert comparison.verdict.startswith("No difference between A and B: identical mean scores on all 6 tasks (N = 6")
 
 
 def test_wilcoxon_needs_six_tasks() -> None:
@@ -169,9 +173,11 @@ def test_wilcoxon_needs_six_tasks() -> None:
 def test_too_few_tasks_and_exclusions() -> None:
     comparison = paired_comparison({"x": [1.0], "y": [0.5]}, {"x": [0.5], "z": [0.1]}, unmeasured_rows=2)
     assert comparison.n == 1 and comparison.tasks_excluded == 2
-    assert comparison.verdict == (
-        "Too few tasks measured in both A and B (1) to compare them; run more tasks (2 unmeasured rows excluded)."
+    assert comparison.verdict.startswith(
+        "Inconclusive (B vs A): 1 task(s) × 1 replicate(s) measured in both arms, below the minimum of 5 tasks"
     )
+    assert "measure at least 5 tasks" in comparison.verdict
+    assert comparison.verdict.endswith("(2 unmeasured rows excluded).")
 
 
 def test_unmeasured_rows_are_excluded_and_counted(

@@ -60,20 +60,23 @@ def write_task(root: Path, doc: dict[str, Any] = TASK) -> Path:
     return path
 
 
-def harbor_trial(task_dir: Path, work: Path, *, solve: bool) -> dict[str, float]:
-    """What Harbor does, on this machine: the starting state, the oracle (or nothing), the verifier."""
+def harbor_trial(task_dir: Path, work: Path, *, solve: bool, python: Path) -> dict[str, float]:
+    """What Harbor does, on this machine: the starting state, the oracle (or nothing), the verifier.
+
+    `python` stands in for the image's python3: the verifier installs the carried wheel into it."""
     app, logs = work / "app", work / "logs"
     shutil.copytree(task_dir / "environment" / "coder-eval-workspace", app)
     env = {**os.environ, "CODER_EVAL_WORKDIR": str(app), "HARBOR_VERIFIER_LOGS": str(logs)}
+    env["CODER_EVAL_PYTHON"] = str(python)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     if solve:
         subprocess.run(["bash", task_dir / "solution" / "solve.sh"], env=env, check=True, timeout=30)
-    subprocess.run(["bash", task_dir / "tests" / "test.sh"], env=env, capture_output=True, timeout=120)
+    subprocess.run(["bash", task_dir / "tests" / "test.sh"], env=env, capture_output=True, timeout=600)
     return dict(json.loads((logs / "reward.json").read_text(encoding="utf-8")))
 
 
 @pytest.mark.slow
-def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
+def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_python: Path) -> None:
     task = write_task(tmp_path)
     proc = cli("export", task, "--format", "harbor", "-o", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -87,9 +90,9 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert dockerfile.startswith("FROM python:3.12-slim") and "COPY coder-eval-workspace/ /app/" in dockerfile
     assert (exported / "environment" / "coder-eval-workspace" / "name.txt").read_text(encoding="utf-8") == "Ada\n"
 
-    solved = harbor_trial(exported, tmp_path / "solved", solve=True)
+    solved = harbor_trial(exported, tmp_path / "solved", solve=True, python=verifier_python)
     assert solved == {"reward": 1.0, "success": 1.0, "criterion_0": 1.0, "criterion_1": 1.0}
-    unsolved = harbor_trial(exported, tmp_path / "unsolved", solve=False)
+    unsolved = harbor_trial(exported, tmp_path / "unsolved", solve=False, python=verifier_python)
     assert unsolved["reward"] == 0.0 and unsolved["success"] == 0.0
 
     proc = cli("import", "harbor", "out", "-o", "imported", cwd=tmp_path)
@@ -102,11 +105,18 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path) -> None:
     assert imported["reference"] == {"directory": "solution/files"}
     (criterion,) = imported["success_criteria"]
     assert criterion["type"] == "run_command" and criterion["score_from_stdout"] is True
-    assert cli("plan", "imported", cwd=tmp_path).returncode == 0
+    assert imported["agent"]["type"] == "claude-code" and "Bash" in imported["agent"]["allowed_tools"]
+    planned = cli("plan", "imported", "-b", "script", "--oracle", cwd=tmp_path)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
 
-    # Grade the solved workspace with the imported task: its verifier runs the exported one.
+    # Grade the solved workspace with the imported task: its verifier runs the exported one. The
+    # task's image needs a registry, so grading runs under tempdir with the verifier's directories
+    # moved into the test's tree (passed through by name).
+    imported["sandbox"]["env_passthrough"] = ["HARBOR_TESTS_DIR", "HARBOR_VERIFIER_LOGS"]
+    imported_file.write_text(yaml.safe_dump(imported), encoding="utf-8")
     env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}
-    proc = cli("evaluate", imported_file, tmp_path / "solved" / "app", "--run-dir", "ev", cwd=tmp_path, env=env)
+    args = ("evaluate", imported_file, tmp_path / "solved" / "app", "--run-dir", "ev", "--driver", "tempdir")
+    proc = cli(*args, cwd=tmp_path, env=env)
     assert proc.returncode == 0 and "SUCCESS weighted score 1.000" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -143,8 +153,14 @@ def test_a_harbor_task_with_a_partial_reward_imports_as_a_partial_score(tmp_path
     work = tmp_path / "work"
     work.mkdir()
     (work / "count.txt").write_text("3\n", encoding="utf-8")
+    # Grading runs in the task's driver; the task's image needs a registry, so this grades under tempdir
+    # with the verifier's directories moved into the test's tree (passed through by name, as a task would).
+    task_file = tmp_path / "tasks" / "count-lines" / "task.yaml"
+    doc["sandbox"]["env_passthrough"] = ["HARBOR_TESTS_DIR", "HARBOR_VERIFIER_LOGS"]
+    task_file.write_text(yaml.safe_dump(doc), encoding="utf-8")
     env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}
-    proc = cli("evaluate", "tasks/count-lines/task.yaml", work, "--run-dir", "ev", cwd=tmp_path, env=env)
+    args = ("evaluate", "tasks/count-lines/task.yaml", work, "--run-dir", "ev", "--driver", "tempdir")
+    proc = cli(*args, cwd=tmp_path, env=env)
     graded = json.loads(next((tmp_path / "ev").rglob("task.json")).read_text(encoding="utf-8"))
     assert graded["weighted_score"] == 0.5 and graded["final_status"] == "FAILURE", proc.stdout
 

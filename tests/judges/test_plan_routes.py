@@ -33,8 +33,10 @@ def _plan(tmp_path: Path, backend: str, **extra: object) -> str:
     task.write_text(yaml.safe_dump({**TASK, **extra}, sort_keys=False))
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK")}
     env["API_BACKEND"] = backend
-    if backend != "script":  # plan refuses an agent without a credential under a backend that calls providers
-        env["ANTHROPIC_API_KEY"] = "sk-ant-plan-only"
+    if backend == "script":  # run would refuse a task without its script under -b script
+        (tmp_path / "task.script.yaml").write_text("final_reply: done\n")
+    if backend == "direct":
+        env["ANTHROPIC_API_KEY"] = "sk-placeholder"  # plan refuses -b direct without the agent's key
     proc = subprocess.run(
         [sys.executable, "-m", "coder_eval", "plan", str(task)], capture_output=True, text=True, env=env, timeout=120
     )

@@ -25,7 +25,7 @@ def test_env_example_lists_the_gateway_key_and_backend() -> None:
 
 def test_quick_start_task_validates(tmp_path: Path) -> None:
     root = quick_start_dir(tmp_path)
-    proc = run_cli("plan", "tasks/hello_date.yaml", cwd=root)
+    proc = run_cli("plan", "tasks/hello_date.yaml", "-b", "script", cwd=root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "hello-date" in proc.stdout
 

@@ -70,3 +70,33 @@ def test_near_duplicate_prompts_are_flagged_once(tmp_path: Path) -> None:
     ]
     found = [f for f in static_findings(tasks) if f.rule_id == "CE105"]
     assert [(f.task_id, "a" in f.message) for f in found] == [("b", True)]
+
+
+REF = {"reference": {"directory": "reference"}}
+
+
+@pytest.mark.parametrize(
+    ("command", "flagged"),
+    [
+        pytest.param('python "$REFERENCE_DIR/check.py"', True, id="interpreter"),
+        pytest.param('cp "$REFERENCE_DIR/tests.py" . && pytest tests.py', True, id="copies-then-runs"),
+        pytest.param('REFERENCE_DIR="$REFERENCE_DIR" ./run_tests.sh', True, id="agent-script"),
+        pytest.param('diff "$REFERENCE_DIR/out.txt" out.txt', False, id="diff"),
+        pytest.param('cmp -s "$REFERENCE_DIR/a" a && grep -q ok <(cat "$REFERENCE_DIR/b")', False, id="read-only"),
+        pytest.param("python check.py", False, id="no-reference"),
+    ],
+)
+def test_ce108_agent_code_while_the_reference_is_visible(tmp_path: Path, command: str, flagged: bool) -> None:
+    criteria = [{"type": "run_command", "command": command, "description": "x"}, RUNS]
+    found = [f for f in static_findings([loaded(tmp_path, "t", criteria, **REF)]) if f.rule_id == "CE109"]
+    assert bool(found) is flagged, found
+    if flagged:
+        assert "success_criteria[0]" in found[0].message and found[0].severity == "warning"
+
+
+def test_ce108_agent_judge_with_the_reference(tmp_path: Path) -> None:
+    judge = {"type": "agent_judge", "prompt": "run the tests", "description": "j"}
+    found = {f.rule_id for f in static_findings([loaded(tmp_path, "t", [judge, RUNS], **REF)])}
+    assert "CE109" in found
+    judge["include_reference"] = False
+    assert "CE109" not in {f.rule_id for f in static_findings([loaded(tmp_path, "t", [judge, RUNS], **REF)])}

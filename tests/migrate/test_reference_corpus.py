@@ -14,7 +14,10 @@ from coder_eval.models.criteria import ReferenceComparisonCriterion
 
 
 @pytest.fixture
-def corpus(tmp_path: Path) -> dict[str, Path]:
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    # plan checks the default backend's credentials (as run would); these files are about task forms
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(name, "sk-test-not-used")
     return write_corpus(tmp_path / "suite")
 
 

@@ -78,7 +78,7 @@ def test_activation_template_validates_once_filled_in(tmp_path: Path) -> None:
     template = (PLUGIN / "reference" / "templates" / "activation-suite.yaml").read_text(encoding="utf-8")
     task = tmp_path / "activation.yaml"
     task.write_text(template.replace("SKILL_NAME", "greet"), encoding="utf-8")
-    env = {**os.environ, "SKILL_SOURCE_PATH": str(tmp_path)}
+    env = {**os.environ, "SKILL_SOURCE_PATH": str(tmp_path), "ANTHROPIC_API_KEY": "sk-placeholder"}
     proc = subprocess.run(
         [sys.executable, "-m", "coder_eval", "plan", str(task)],
         capture_output=True,

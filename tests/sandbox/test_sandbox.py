@@ -1,8 +1,7 @@
-"""Sandbox setup: template sources, ignore rules, record_cli shims, mock dirs, environments."""
+"""Sandbox setup: template sources, ignore rules, mock dirs, environments (record_cli: test_record_cli.py)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -77,48 +76,6 @@ def test_repo_source_clones_a_pinned_commit(tmp_path):
     subprocess.run([*git, "-C", str(repo), "commit", "-qam", "2"], check=True)
     root = make(tmp_path, {"template_sources": [{"type": "repo", "url": str(repo), "commit": first}]}).setup()
     assert (root / "f.txt").read_text() == "one"
-
-
-def test_record_cli_shims_record_and_answer(tmp_path):
-    box = make(
-        tmp_path,
-        {
-            "record_cli": [
-                {
-                    "tool": "uip",
-                    "exit_code": 1,
-                    "stderr": "not connected\n",
-                    "responses": [{"when": {"verb": "ixp dummy1"}, "stdout": "ONE\n", "exit_code": 0}],
-                },
-                {"tool": "curl"},
-            ]
-        },
-    )
-    root = box.setup()
-    assert (root / "cli_mocks" / "calls.jsonl").read_text() == ""  # seeded empty
-    assert (root / "cli_mocks" / "uip.cmd").is_file()
-    one = box.run("uip ixp dummy1 --flag x", timeout=30)
-    other = box.run("uip ixp nope", timeout=30)
-    plain = box.run("curl https://example.invalid", timeout=30)
-    assert (one.exit_code, one.stdout) == (0, "ONE\n")
-    assert (other.exit_code, other.stderr) == (1, "not connected\n")
-    assert plain.exit_code == 1  # the default makes a shadowed tool look failed
-    records = [json.loads(line) for line in (root / "cli_mocks" / "calls.jsonl").read_text().splitlines()]
-    assert [r["argv"] for r in records] == [
-        ["ixp", "dummy1", "--flag", "x"],
-        ["ixp", "nope"],
-        ["https://example.invalid"],
-    ]
-    assert records[0]["rule"] == 0 and "rule" not in records[1]
-
-
-def test_shim_never_reads_stdin(tmp_path):
-    box = make(tmp_path, {"record_cli": [{"tool": "uip", "exit_code": 0}]})
-    root = box.setup()
-    proc = subprocess.run(
-        [str(root / "cli_mocks" / "uip"), "x"], stdin=subprocess.PIPE, timeout=20, env=box.env(), capture_output=True
-    )
-    assert proc.returncode == 0
 
 
 def test_mock_dirs_are_executable_and_first_on_path(tmp_path):

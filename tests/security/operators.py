@@ -96,6 +96,8 @@ class Operator:
         # the venv's bin first, as an activated venv would have it (uv lives there)
         path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
         base = {"HOME": str(self.home), "PATH": path, "LANG": "C.UTF-8"}
+        if os.environ.get("PYTHONPATH") and self.name == "root":  # run another tree's code (before/after checks)
+            base["PYTHONPATH"] = os.environ["PYTHONPATH"]
         base.update(env or {})
         if self.name == "root":
             argv = [sys.executable, "-m", "coder_eval", *args]

@@ -131,8 +131,10 @@ def test_every_writable_path_entry_was_planted_and_none_ran_on_the_host(outcome:
     planted = outcome.loot("a-attacker", "loot/writable_path.txt").split()
     workspace = outcome.records["a-attacker"]["sandbox_path"]
     names = {Path(p).name if not p.endswith("/bin") else "/".join(Path(p).parts[-2:]) for p in planted}
-    expected = {"cli_mocks", "mocks", ".venv/bin"} | ({".bin"} if _node_here(outcome.driver) else set())
+    expected = {"mocks", ".venv/bin"} | ({".bin"} if _node_here(outcome.driver) else set())
     assert expected <= names | {Path(p).name for p in planted}, (planted, workspace)
+    # record_cli's shims are the harness's, shared read-only: not a PATH entry the unit can write
+    assert "cli_mocks" not in names and not any("record_cli" in p for p in planted), planted
     grading = outcome.loot("a-attacker", "loot/writable_path_grading.txt").split()
     assert grading, "the grading-time attack did not run"
     hijacks = outcome.suite.escape / "hijack"

@@ -5,6 +5,11 @@ into `turn.emit`, and returns how the turn ended. The base class owns the rest o
 so no implementation has to remember it: the turn counter and state, the start and end events,
 the TurnRecord (always built by the EventCollector), and, when the hook raises or is cancelled,
 the partial turn the orchestrator keeps (`pending_turn`) before the error goes on.
+
+An agent written to the reference system's guide overrides `start(working_directory, ...)`,
+`communicate` and `stop` itself and calls the lifecycle helpers (`_begin_turn`, `_end_turn_ok`,
+`_mark_stopped`); such a class is recognised when it is defined and driven through an adapter
+(`agents/reference_spi.py`), so both kinds of subclass run unchanged.
 """
 
 from __future__ import annotations
@@ -61,8 +66,20 @@ class Agent(ABC, Generic[ConfigT]):
     """Set by registration: the kind's declared capabilities."""
     system_prompt_semantics: ClassVar[str] = "unknown"
     """How `system_prompt` reaches the model: appended to the agent's own, replacing it, or unknown."""
+    reference_spi: ClassVar[bool] = False
+    """True for a subclass written to the reference system's guide (it implements `communicate`)."""
 
-    def __init__(self, config: ConfigT, *, task_id: str, env: dict[str, str] | None = None) -> None:
+    def __init_subclass__(cls, *, native: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if native:
+            cls.reference_spi = False
+            return
+        if "communicate" in vars(cls):
+            cls.reference_spi = True
+        if cls.reference_spi and "run_turn" not in vars(cls):
+            cls.run_turn = _driven_by_communicate  # type: ignore[method-assign]
+
+    def __init__(self, config: ConfigT, *, task_id: str = "", env: dict[str, str] | None = None) -> None:
         self.config = config
         self.task_id = task_id
         self.env = dict(env or {})
@@ -92,9 +109,7 @@ class Agent(ABC, Generic[ConfigT]):
         should_stop: ShouldStop | None = None,
     ) -> TurnRecord:
         """Send one user message and work until the agent's reply is done."""
-        self.pending_turn = None
-        self.iteration += 1
-        self.state = "in_turn"
+        self._begin_turn()
         kind = getattr(type(self), "kind", None)
         collector = EventCollector(
             iteration=self.iteration,
@@ -115,13 +130,29 @@ class Agent(ABC, Generic[ConfigT]):
         record = collector.build_turn_record(ended_at=datetime.now(UTC), max_turns_exhausted=end.status == "max_turns")
         if end.note and record.result_summary is not None:
             record.result_summary.result = end.note
-        self.state = "idle"
+        self._end_turn_ok()
         return record
 
     async def stop(self) -> None:
         """Release every resource; idempotent."""
         self.kill_sync()
         await self.release()
+        self._mark_stopped()
+
+    # -- the turn lifecycle (shared by both kinds of subclass) ---------------------------------
+
+    def _begin_turn(self) -> None:
+        """A turn starts: no partial turn is pending, the counter moves on."""
+        self.pending_turn = None
+        self.iteration += 1
+        self.state = "in_turn"
+
+    def _end_turn_ok(self) -> None:
+        """The turn finished without failing."""
+        self.state = "idle"
+
+    def _mark_stopped(self) -> None:
+        """`stop` is done: nothing of the agent runs any more."""
         self.state = "stopped"
 
     # -- hooks ---------------------------------------------------------------------------------
@@ -139,6 +170,10 @@ class Agent(ABC, Generic[ConfigT]):
 
     def kill_sync(self) -> None:
         """End everything the agent spawned, now. Called from any thread; must not await."""
+
+    async def kill(self) -> None:
+        """The awaitable form of `kill_sync`."""
+        self.kill_sync()
 
     def environment_info(self) -> dict[str, Any]:
         return {"system_prompt_semantics": self.system_prompt_semantics}
@@ -170,16 +205,6 @@ class Agent(ABC, Generic[ConfigT]):
         self.state = "idle"
 
 
-def create_agent(kind: str, config: BaseAgentConfig, *, task_id: str, env: dict[str, str] | None = None) -> Agent[Any]:
-    """Instantiate the registered implementation of `kind` with its matching config."""
-    from coder_eval.agents.registry import agent_kind
-
-    declared = agent_kind(kind)
-    agent_class = declared.load()
-    if agent_class is None:
-        raise LookupError(f"agent type {kind!r} has no implementation in this installation")
-    if not isinstance(config, declared.config):
-        raise TypeError(f"agent type {kind!r} needs a {declared.config.__name__}, got {type(config).__name__}")
-    if getattr(agent_class, "kind", None) is None or agent_class.kind.name != kind:
-        agent_class.kind = declared
-    return agent_class(config, task_id=task_id, env=env)
+async def _driven_by_communicate(self: Agent[Any], turn: Turn) -> TurnEnd:
+    """`run_turn` of a reference-style agent: never called, the adapter drives `communicate` instead."""
+    raise TypeError(f"{type(self).__name__} implements communicate(); run it through create_agent")

@@ -30,7 +30,7 @@ from coder_eval.models.telemetry import (
 )
 from coder_eval.models.tools import ToolVocabulary
 
-ToolStatus = Literal["success", "error", "unknown", "unresolved"]
+ToolStatus = Literal["success", "error", "unknown", "unresolved", "refused"]
 
 
 @dataclass
@@ -106,6 +106,8 @@ class EventCollector:
     def _close(self, tool_use_id: str, status: ToolStatus, summary: str | None, at: datetime) -> None:
         opened = self._open.pop(tool_use_id, None)
         if opened is None:
+            if status == "refused":
+                self._mark_refused(tool_use_id, summary)
             return
         start = opened.event
         self.commands.append(
@@ -121,6 +123,15 @@ class EventCollector:
                 result_summary=summary,
             )
         )
+
+    def _mark_refused(self, tool_use_id: str, summary: str | None) -> None:
+        """A refusal reported after the call's result (a denial list at the end of the turn)."""
+        for i, command in enumerate(self.commands):
+            if command.tool_use_id == tool_use_id and command.status != "refused":
+                update: dict[str, object] = {"status": "refused"}
+                if summary and not command.result_summary:
+                    update["result_summary"] = summary
+                self.commands[i] = command.model_copy(update=update)
 
     def close_orphans(self, at: datetime) -> None:
         """Tools still open when the turn ends are recorded as unresolved, not dropped."""

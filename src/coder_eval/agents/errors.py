@@ -1,27 +1,11 @@
-"""What can go wrong inside an agent turn, as the orchestrator sees it."""
+"""What can go wrong inside an agent turn (the classes live in `coder_eval.errors.agent`)."""
 
-from __future__ import annotations
+from coder_eval.errors.agent import (
+    AgentCrashError,
+    AgentError,
+    BudgetExceededError,
+    TransientAgentError,
+    TurnTimeoutError,
+)
 
-
-class AgentError(Exception):
-    """Base class for agent failures."""
-
-
-class AgentCrashError(AgentError):
-    """The agent failed mid-turn. The partial turn is on `agent.pending_turn`."""
-
-
-class TransientAgentError(AgentCrashError):
-    """A failure worth retrying (rate limit, overloaded or 5xx upstream, dropped connection)."""
-
-
-class TurnTimeoutError(AgentError):
-    """The turn ran past its deadline; the agent was killed and the partial turn kept."""
-
-
-class BudgetExceededError(AgentError):
-    """The model gateway refused a call because the task's token or USD budget is spent."""
-
-    def __init__(self, message: str, *, kind: str) -> None:
-        super().__init__(message)
-        self.kind = kind  # "tokens" or "usd"
+__all__ = ["AgentCrashError", "AgentError", "BudgetExceededError", "TransientAgentError", "TurnTimeoutError"]

@@ -62,7 +62,9 @@ class ToolStartEvent(Event):
 class ToolEndEvent(Event):
     kind: Literal["tool_end"] = "tool_end"
     tool_use_id: str
-    status: Literal["success", "error", "unknown", "unresolved"] = "success"
+    status: Literal["success", "error", "unknown", "unresolved", "refused"] = "success"
+    """`refused`: the agent's permission layer blocked the call, so it never ran. A refusal that
+    arrives after the call was closed (Claude Code lists denials in its result) re-marks it."""
     result_summary: str | None = None
 
 

@@ -90,8 +90,6 @@ class AgentKind:
     Listed by `coder-eval agents`; which one a call uses is the provider resolution's answer."""
     provider_env: ProviderEnv | None = None
     """The agent's own documented variables for its provider (see ProviderEnv)."""
-    keys_by_provider: bool = False
-    """True when the key to use follows the model's provider prefix (`openai/gpt-5` -> OPENAI_API_KEY)."""
     protocols: tuple[str, ...] = ()
     """Wire protocols the agent speaks to its model (names in the gateway's protocol registry)."""
     gateway_env: Mapping[str, str] = field(default_factory=dict)
@@ -115,12 +113,6 @@ class AgentKind:
     @property
     def has_implementation(self) -> bool:
         return self.implementation is not None
-
-    def credentials_for(self, model: str | None) -> tuple[str, ...]:
-        """The variables that would hold a real key for `model`."""
-        if self.keys_by_provider and model and "/" in model:
-            return (model.split("/", 1)[0].upper().replace("-", "_") + "_API_KEY",)
-        return self.credentials
 
     def env_for(self, route: RouteAddress) -> dict[str, str]:
         """The variables that point this kind's CLI at `route`."""

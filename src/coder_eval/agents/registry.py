@@ -3,6 +3,10 @@
 Registration is anti-shadow (the same declaration again is a no-op, another one for a taken kind
 raises) and also binds the kind's config class in the schema registry, so a task's `agent:` block
 validates against it.
+
+`AgentRegistry` is the same registry under the name the reference system's plugin guide uses:
+`AgentRegistry.register(kind, config_class)` returns the decorator, and a plugin's
+`register(registry)` hook may be handed either it or our `Registrar`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,12 @@ def register_agent(
     """Class decorator: register an Agent subclass as kind `name` with its declared capabilities."""
 
     def bind(agent_class: A) -> A:
+        from coder_eval.agents.base import Agent  # only when a class is bound: start-up stays light
+
+        if not (isinstance(agent_class, type) and issubclass(agent_class, Agent)):
+            raise TypeError(f"agent type {name!r}: {agent_class!r} is not a subclass of coder_eval.agent.Agent")
+        if not issubclass(config, BaseAgentConfig):
+            raise TypeError(f"agent type {name!r}: {config!r} is not a subclass of BaseAgentConfig")
         kind = AgentKind(
             name=name,
             config=config,
@@ -58,13 +68,43 @@ def register_agent(
             gateway_env=dict(gateway_env or {}),
             tools=tools,
             model_less=model_less,
-            cooperative_stop=cooperative_stop,
+            cooperative_stop=cooperative_stop or declared_cooperative_stop(agent_class),
         )
         declare_agent(kind)
         agent_class.kind = kind
         return agent_class
 
     return bind
+
+
+def declared_cooperative_stop(cls: type[Any]) -> bool:
+    """A reference-style class's `supports_cooperative_stop: ClassVar[bool] = True` (our base's is a property)."""
+    for klass in cls.__mro__:
+        declared = vars(klass).get("supports_cooperative_stop")
+        if declared is not None:
+            return declared is True
+    return False
+
+
+class AgentRegistry:
+    """The agent registry as the reference system's plugin guide names it.
+
+    `AgentRegistry.register("my-agent", MyConfig)` returns a class decorator, so both
+    `registry.register("my-agent", MyConfig)(MyAgent)` and `@AgentRegistry.register(...)` work.
+    Re-registering the same pair is a no-op; claiming a taken kind otherwise raises ValueError.
+    """
+
+    @staticmethod
+    def register(agent_kind: str, config_class: type[BaseAgentConfig], **capabilities: Any) -> Callable[[A], A]:
+        return register_agent(agent_kind, config=config_class, **capabilities)
+
+    @staticmethod
+    def get(name: str) -> AgentKind:
+        return agent_kind(name)
+
+    @staticmethod
+    def kinds() -> list[str]:
+        return AGENTS.names()
 
 
 def agent_kind(name: str) -> AgentKind:

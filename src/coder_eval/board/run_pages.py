@@ -66,6 +66,7 @@ def run_payload(view: RunView) -> dict[str, Any]:
     return {
         **digest(view),
         "error_share": s.error_share,
+        "units_planned": s.units_planned,
         "costs": {
             "total": s.total_cost_usd,
             "agent": s.agent_cost_usd,

@@ -15,7 +15,8 @@ from coder_eval.errors import RecordError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.status import FinalStatus
-from coder_eval.records.layout import RUN_JSON, find_task_results, replicate_dir
+from coder_eval.records.layout import RUN_JSON, RUN_PLAN, find_task_results, replicate_dir
+from coder_eval.records.legacy import conversion_lines, read_run_record
 from coder_eval.records.store import read_task_result
 from coder_eval.records.summary import build_run_summary
 
@@ -102,6 +103,7 @@ class RunReader:
         else:
             summary, warnings = self._summary_from_tasks(entry)
             rows, flagged = [compact_row(r) for r in summary.task_results], False
+        warnings += [f"read from another format: {line}" for line in summary.record_conversions]
         interrupted = flagged or state == "incomplete" or _was_interrupted(summary.task_results)
         return RunView(entry, state, summary, rows, interrupted, warnings)
 
@@ -114,20 +116,49 @@ class RunReader:
                 results.append(self.task(path))
             except RecordError as exc:
                 warnings.append(str(exc))
-        return build_run_summary(entry.run_id, results), warnings
+        summary = build_run_summary(entry.run_id, results)
+        planned = _planned(entry.directory)
+        if planned is not None:
+            summary = summary.model_copy(update={"units_planned": planned, "units_finished": len(results)})
+        return summary, warnings
 
 
 _Loaded = tuple[RunSummary, list[dict[str, Any]], bool]
+
+
+def _task_conversions(run_dir: Path) -> list[str]:
+    """How the task records of a run written by the reference were read (its run.json cannot say)."""
+    notes = []
+    unreadable = []
+    for task_path in find_task_results(run_dir):
+        try:
+            notes.append(read_task_result(task_path).record_notes)
+        except RecordError as exc:
+            unreadable.append(f"unreadable: {exc}")
+    return [*conversion_lines(notes), *unreadable]
 
 
 def _load_run(path: Path) -> _Loaded:
     """run.json parsed once: the summary, its compact rows, and an `interrupted` key if a writer set one."""
     try:
         raw = json.loads(path.read_bytes())
-        summary = RunSummary.model_validate(raw)
+        summary = read_run_record(raw)
+        if raw.get("framework_version") and "tasks_not_graded" not in raw:  # the reference's: rows say more
+            summary = summary.model_copy(
+                update={"record_conversions": [*summary.record_conversions, *_task_conversions(path.parent)]}
+            )
     except (OSError, ValidationError, ValueError) as exc:
         raise RecordError(
             f"{path} is not a readable run summary ({exc.__class__.__name__}); "
             f"rebuild it with `coder-eval aggregate {path.parent}`"
         ) from None
     return summary, [compact_row(r) for r in summary.task_results], raw.get("interrupted") is True
+
+
+def _planned(directory: Path) -> int | None:
+    """The planned total a running run wrote at its start (run-plan.json), or None."""
+    try:
+        value = json.loads((directory / RUN_PLAN).read_bytes()).get("units_planned")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value >= 0 else None

@@ -4,6 +4,11 @@
 CI job wants on top: the figures as step outputs, the run report in the job summary, and an
 optional strict floor on every task's weighted score. It reads only `run.json` (the spine every
 run writes, plain or experiment), so it also works on a run recovered with `aggregate`.
+
+By default the gate fails on any task that failed or ended in error, so a gate step is never
+greener than the run it reads. `--allow-failures` turns that off; a score floor replaces it for
+failed tasks (a FAILURE that still scores at or above the floor passes), while a task with no
+score (an ERROR) still fails the gate unless failures are allowed.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder_eval.common.untrusted_text import markdown_inline
 from coder_eval.errors import RecordError
 from coder_eval.models.run import RunSummary
 from coder_eval.records.layout import RUN_JSON, RUN_MD
@@ -25,9 +31,15 @@ class GateVerdict:
     summary: RunSummary
     floor: float | None
     below_floor: list[str] = field(default_factory=list)
+    not_succeeded: list[str] = field(default_factory=list)
+    """Rows the gate fails on because they failed or errored (empty with --allow-failures)."""
 
     @property
     def passed(self) -> bool:
+        return not self.below_floor and not self.not_succeeded
+
+    @property
+    def floor_passed(self) -> bool:
         return not self.below_floor
 
     def outputs(self, run_dir: Path) -> dict[str, str]:
@@ -40,7 +52,8 @@ class GateVerdict:
             "tasks-succeeded": str(s.tasks_succeeded),
             "tasks-failed": str(s.tasks_failed),
             "tasks-error": str(s.tasks_error),
-            "floor-passed": "true" if self.passed else "false",
+            "floor-passed": "true" if self.floor_passed else "false",
+            "gate-passed": "true" if self.passed else "false",
         }
 
 
@@ -67,11 +80,25 @@ def check_floor(summary: RunSummary, floor: float | None) -> GateVerdict:
     return verdict
 
 
-def evaluate_gate(run_dir: Path, floor: float | None) -> GateVerdict:
-    """Read run.json under `run_dir` and apply the floor; RecordError when there is no run."""
+def check_outcomes(verdict: GateVerdict, *, allow_failures: bool) -> GateVerdict:
+    """Add every failed or errored row (a failed one only without a floor) unless failures are allowed."""
+    if allow_failures:
+        return verdict
+    for row in verdict.summary.task_results:
+        status = str(row.get("status") or "")
+        if status == "SUCCESS":
+            continue
+        unscored = row.get("weighted_score") is None  # an error, or never graded: no floor can vouch for it
+        if unscored or verdict.floor is None:
+            verdict.not_succeeded.append(f"{_row_name(row)}: {status or 'no status'}")
+    return verdict
+
+
+def evaluate_gate(run_dir: Path, floor: float | None, *, allow_failures: bool = False) -> GateVerdict:
+    """Read run.json under `run_dir`, apply the floor and the outcome rule; RecordError when there is no run."""
     if not (run_dir / RUN_JSON).is_file():
         raise RecordError(f"{run_dir} holds no run.json: the run did not start (see the run step's error above)")
-    return check_floor(read_run_summary(run_dir), floor)
+    return check_outcomes(check_floor(read_run_summary(run_dir), floor), allow_failures=allow_failures)
 
 
 def append_github_outputs(path: Path, outputs: dict[str, str]) -> None:
@@ -82,13 +109,16 @@ def append_github_outputs(path: Path, outputs: dict[str, str]) -> None:
 
 
 def step_summary_text(run_dir: Path, verdict: GateVerdict) -> str:
-    """run.md, then the floor's verdict when one was set."""
+    """run.md (whose renderer shows every string it did not write as text), then the floor's verdict."""
     md = run_dir / RUN_MD
     text = md.read_text(encoding="utf-8") if md.is_file() else f"_No run.md in {run_dir}._\n"
+    if verdict.not_succeeded:
+        lines = "\n".join(f"- {b}" for b in verdict.not_succeeded)
+        text += f"\n**Gate: {len(verdict.not_succeeded)} task(s) did not succeed.**\n\n{lines}\n"
     if verdict.floor is not None:
-        if verdict.passed:
+        if verdict.floor_passed:
             text += f"\n**Score floor {verdict.floor:.3f}: every scored task is at or above it.**\n"
         else:
-            lines = "\n".join(f"- {b}" for b in verdict.below_floor)
+            lines = "\n".join(f"- {markdown_inline(b)}" for b in verdict.below_floor)
             text += f"\n**Score floor {verdict.floor:.3f}: {len(verdict.below_floor)} below it.**\n\n{lines}\n"
     return text

@@ -46,14 +46,15 @@ def agents(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(
         "agent", "status", "binary", "version", "found at / how to install", "protocol", "credentials", box=None
     )
-    for row in rows:
+    for row in rows:  # plain Text cells: an install hint like `pip install 'coder-eval[codex]'` is no markup
         need = needs[row.kind]
         creds = " ".join(f"{n}*" if os.environ.get(n) else n for n in need["credentials"]) or "-"
-        table.add_row(
+        cells = (
             row.kind,
             row.status,
             row.binary or "-",
@@ -62,6 +63,7 @@ def agents(
             ", ".join(need["protocols"]) or "-",
             creds,
         )
+        table.add_row(*(Text(str(c)) for c in cells))
     Console().print(table)
 
 

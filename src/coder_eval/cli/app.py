@@ -12,6 +12,7 @@ from coder_eval.cli import (
     evaluate_cmd,
     gate_cmd,
     harbor_cmd,
+    init_cmd,
     lint_cmd,
     migrate_cmd,
     plan_cmd,
@@ -56,6 +57,7 @@ def root(
     guarded(configure_logging)(verbose=verbose, log_file=log_file)
 
 
+app.command("init")(init_cmd.init)
 app.command("run")(run_cmd.run)
 app.command("execute")(run_cmd.execute)
 app.command("plan")(plan_cmd.plan)

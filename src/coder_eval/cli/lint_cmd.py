@@ -34,6 +34,8 @@ def lint(
     ] = None,
 ) -> None:
     """Lint task files. Exit 0 without errors, 1 with any error finding, 2 on invalid input."""
+    from rich.markup import escape
+
     from coder_eval.cli.output import err, out, plain
     from coder_eval.errors import UsageError
     from coder_eval.lint.dynamic import DynamicOptions, dynamic_findings
@@ -48,7 +50,7 @@ def lint(
     excluded = [s.strip() for s in (exclude_tags or "").split(",") if s.strip()]
     report = load_tasks(list(paths or []), SelectOptions(tags=split, exclude_tags=excluded))
     for error in report.errors:
-        err().print(f"[red]invalid task file, not linted:[/] {error.render()}", markup=True, highlight=False)
+        err().print(f"[red]invalid task file, not linted:[/] {escape(error.render())}", markup=True, highlight=False)
     findings = static_findings(report.tasks)
     if not static_only:
         options = DynamicOptions(max_parallel=max_parallel, agent_oracle=agent_oracle, keep_dir=keep_runs)

@@ -44,8 +44,7 @@ def migrate(
     invalid = sum(bool(r.problems) for r in changed)
     verb = "would change" if check else ("rewritten" if output is None else f"written under {output}")
     typer.echo(
-        f"{len(changed)} of {len(results)} task files {verb}"
-        + (f"; {invalid} still do not load" if invalid else ""),
+        f"{len(changed)} of {len(results)} task files {verb}" + (f"; {invalid} still do not load" if invalid else ""),
         err=True,
     )
     raise typer.Exit(1 if (check and changed) or invalid else 0)

@@ -41,3 +41,14 @@ def print_error(exc: CoderEvalError) -> None:
 
 def plain(text: str) -> None:
     sys.stdout.write(text)
+
+
+def print_conversions(lines: list[str]) -> None:
+    """On stderr: how records written in another format (the reference system's) were read."""
+    if not lines:
+        return
+    from rich.markup import escape
+
+    err().print("[yellow]note:[/] some records were written in another format; they were read as follows:")
+    for line in lines:
+        err().print(f"  - {escape(line)}")

@@ -1,10 +1,16 @@
-"""`coder-eval plan`: validate tasks and the environment without running anything."""
+"""`coder-eval plan`: every check `run` applies, for the same inputs and flags, without running anything."""
 
-from typing import Annotated
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from coder_eval.cli.guard import guarded
+
+if TYPE_CHECKING:
+    from coder_eval.engine.validation import FilePlan, PlanReport
 
 
 @guarded
@@ -14,89 +20,99 @@ def plan(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print problems.")] = False,
     experiment: Annotated[
-        str | None, typer.Option("--experiment", "-e", help="Also resolve every task under this experiment.")
+        str | None, typer.Option("--experiment", "-e", help="Resolve every task under this experiment, as run does.")
     ] = None,
     sets: Annotated[list[str] | None, typer.Option("--set", "-D", help="Overrides, as for run.")] = None,
-    executor: Annotated[
-        str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
-    ] = "local",
+    agent_type: Annotated[str | None, typer.Option("--type", "-T", help="As for run.")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="As for run.")] = None,
+    driver: Annotated[str | None, typer.Option("--driver", help="As for run.")] = None,
     backend: Annotated[
         str | None,
         typer.Option(
             "--backend",
             "-b",
-            help="The backend the run will use (default: $API_BACKEND, else direct): each task's model route is "
-            "resolved for it, and a task whose agent has no usable credential is refused (without -b or "
-            "API_BACKEND, the default direct backend is checked and only warned about).",
+            envvar="API_BACKEND",
+            help="The backend run would use (default direct): each unit's model route is resolved for it, and a "
+            "unit whose provider has no usable credential is refused.",
         ),
     ] = None,
+    oracle: Annotated[bool, typer.Option("--oracle", help="As for run: check the oracle scripts.")] = False,
+    cassettes: Annotated[Path | None, typer.Option("--cassettes", help="As for run (-b replay).")] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
+    ] = "local",
 ) -> None:
-    """Validate task files: schema, paths, datasets; each task's network policy and model route.
+    """Validate task files and what a run of them needs: exit 0 when `run` would start, 1 when it would refuse.
 
-    Under a backend named with -b (or API_BACKEND) that reaches a provider (direct, record, bedrock,
-    litellm), a task whose agent has no usable credential is refused; with none named, the default
-    (direct) is checked and only warned about. With -e (or -D), also resolve each task under each variant
-    and print the resolved agent, limits, sandbox driver and route, so a typo in an experiment
-    shows up before any run.
+    Every check `run` applies before it starts runs here for the same flags: the schema, paths and
+    datasets; each task resolved under the experiment, -D, -T and --driver; variants' plugin paths and
+    template sources; the scripted-model files under -b script; each unit's model route (provider,
+    endpoint, model as sent, where its key comes from) for the backend; agent binaries and sandbox
+    drivers. Each task's network policy is printed; with -e (or -D) the resolved agent, limits, driver
+    and route of every unit too.
     """
     # Plain click styling, not Rich: plan is run often and start-up time matters here.
     from coder_eval.common.collector import collector_paused
+    from coder_eval.engine.experiment_plan import PlanInputs
+    from coder_eval.engine.gateway_spec import resolve_backend
+    from coder_eval.engine.unit_checks import RunChoices, check_backend_flags
 
+    chosen = resolve_backend(backend)
+    check_backend_flags(chosen, cassettes)
+    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type)
     with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
         from coder_eval.engine.validation import plan as run_plan
 
-        report = run_plan(list(paths or []), backend=backend)
+        report = run_plan(list(paths or []), inputs=inputs, choices=RunChoices(chosen, oracle))
     for f in report.files:
-        if f.error is not None:
-            typer.echo(typer.style("✗ ", fg="red") + str(f.path))
-            for problem in f.error.problems:
-                typer.echo(typer.style("    - ", fg="red") + problem.render())
-            continue
-        if not quiet or f.warnings:
-            task = f.tasks[0]
-            rows = f" ({len(f.tasks)} rows)" if task.row_id is not None else ""
-            kind = task.definition.agent_type or "claude-code"
-            typer.echo(
-                typer.style("✓ ", fg="green") + f"{f.path}: {task.definition.task_id}{rows}, "
-                f"{len(task.definition.success_criteria)} criteria, agent {kind}"
-            )
-        for warning in f.warnings:
-            typer.echo(typer.style("    ! ", fg="yellow") + warning)
-        if not quiet:
-            for note in f.notes:
-                typer.echo("    · " + note)
-    for warning in [*report.environment, *_executor_warnings(executor)]:
+        _show_file(f, quiet=quiet)
+    executor_problems = _executor_problems(executor)
+    for warning in report.environment:
         typer.echo(typer.style("warning: ", fg="yellow") + warning, err=True)
+    for problem in [*executor_problems, *(e.render() for e in report.other_errors)]:
+        typer.echo(typer.style("✗ ", fg="red") + problem)
     if experiment is not None or sets:
-        resolution_ok = _show_resolution(report, experiment, tuple(sets or ()), backend)
-        report_ok = report.ok and resolution_ok
-    else:
-        report_ok = report.ok
+        _show_resolution(report)
     bad = sum(not f.ok for f in report.files)
     typer.echo(f"{len(report.files) - bad} of {len(report.files)} task files valid")
-    raise typer.Exit(0 if report_ok else 1)
+    raise typer.Exit(0 if report.ok and not executor_problems else 1)
 
 
-def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ...], backend: str | None) -> bool:
-    import os
+def _show_file(f: FilePlan, *, quiet: bool) -> None:
+    if f.error is not None:
+        typer.echo(typer.style("✗ ", fg="red") + str(f.path))
+        for problem in f.error.problems:
+            typer.echo(typer.style("    - ", fg="red") + problem.render())
+        return
+    task = f.tasks[0]
+    rows = f" ({len(f.tasks)} rows)" if task.row_id is not None else ""
+    kind = task.definition.agent_type or "claude-code"
+    count = len(task.definition.success_criteria)
+    summary = f"{f.path}: {task.definition.task_id}{rows}, {count} criteria, agent {kind}"
+    if f.problems:
+        typer.echo(typer.style("✗ ", fg="red") + summary + " — run would refuse it:")
+        for problem in f.problems:
+            typer.echo(typer.style("    - ", fg="red") + problem.render())
+    elif not quiet or f.warnings:
+        typer.echo(typer.style("✓ ", fg="green") + summary)
+    for warning in f.warnings:
+        typer.echo(typer.style("    ! ", fg="yellow") + warning)
+    if not quiet:
+        for note in f.notes:
+            typer.echo("    · " + note)
 
-    from coder_eval.engine.experiment_plan import PlanInputs, plan_units
-    from coder_eval.engine.gateway_spec import resolve_backend
-    from coder_eval.engine.provider_config import provider_environment, run_providers
-    from coder_eval.engine.route_check import route_lines
-    from coder_eval.engine.validation import PlanReport
 
-    assert isinstance(report, PlanReport)
-    tasks = [t for f in report.files for t in f.tasks[:1]]  # one row per dataset is enough to show
-    plan = plan_units(tasks, PlanInputs(experiment=experiment, sets=sets))
-    chosen = resolve_backend(backend)
-    providers = run_providers(chosen, plan.experiment)
-    env = provider_environment(providers)
-    refused = False
+def _show_resolution(report: PlanReport) -> None:
+    plan = report.units
+    if plan is None:
+        return
     typer.echo(f"experiment {plan.experiment.experiment_id}: {len(plan.experiment.variants)} variant(s)")
+    shown: set[tuple[str, object]] = set()
     for unit in plan.units:
-        if unit.replicate_index:
-            continue
+        key = (unit.variant_id, unit.task.source_file)
+        if unit.replicate_index or key in shown:
+            continue  # one line per (variant, task file): a dataset's rows resolve alike
+        shown.add(key)
         agent, limits = unit.agent, unit.task.definition.run_limits
         typer.echo(
             f"  {unit.variant_id} / {unit.task_id}: agent {agent.type}"
@@ -104,20 +120,12 @@ def _show_resolution(report: object, experiment: str | None, sets: tuple[str, ..
             + f", permission {agent.permission_mode}, max_turns {limits.max_turns}, "
             f"task_timeout {limits.task_timeout}, driver {unit.task.definition.sandbox.driver}"
         )
-        lines, problems = route_lines(
-            unit.task.definition, chosen, providers, env, model=agent.model, agent_type=agent.type
-        )
-        for line in lines:
-            typer.echo(f"    {line}")
-        for problem in problems:
-            refused = refused or backend is not None or bool(os.environ.get("API_BACKEND"))
-            typer.echo(typer.style("    ✗ ", fg="red") + problem.render())
-    for error in plan.errors:
-        typer.echo(typer.style("✗ ", fg="red") + error.render())
-    return not plan.errors and not refused
+        if report.routes is not None:
+            for line in report.routes.check(agent.type, agent.model)[0]:
+                typer.echo(f"    {line}")
 
 
-def _executor_warnings(name: str) -> list[str]:
+def _executor_problems(name: str) -> list[str]:
     from coder_eval.engine.executors import EXECUTORS
 
     if name not in EXECUTORS.names():

@@ -25,9 +25,15 @@ def report(
     with collector_paused():  # bounded work over many long-lived records (see common/collector.py)
         from coder_eval.engine.report_files import render_report
 
-        text, written = render_report(run_dir, fmt, output)  # type: ignore[arg-type]
+        text, written, notes = render_report(run_dir, fmt, output)  # type: ignore[arg-type]
     if text is not None:
-        typer.echo(text, nl=False)
+        from coder_eval.common.untrusted_text import clean_text
+
+        # the renderer already cleans what it quotes; this pass keeps the terminal safe whatever it missed
+        typer.echo(clean_text(text), nl=False)
+    from coder_eval.cli.output import print_conversions
+
+    print_conversions(notes)
     # Plain text, not Rich: these lines have no styling, and importing Rich costs about 20 ms.
     for path in written[:5]:
         typer.echo(f"wrote {path}")

@@ -145,6 +145,8 @@ def _check_choices(flags: RunFlags) -> PreservationMode | None:
 
 
 def _pipeline(flags: RunFlags, *, grade: bool) -> None:
+    from rich.markup import escape
+
     from coder_eval.cli.output import err, out
     from coder_eval.cli.progress import Progress
     from coder_eval.engine.run import RunRequest, run_pipeline
@@ -196,22 +198,19 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
             include_skipped=flags.include_skipped,
         ),
     )
+    from coder_eval.cli.run_summary import print_interrupted, print_summary
     from coder_eval.common.interrupts import run_lifetime
 
     progress = Progress(total=0, console=out(), live=False if stream_factory else None)
-    with run_lifetime(), progress:
-        outcome = run_pipeline(request, observer=progress.observer(), on_plan=progress.set_total)
+    try:
+        with run_lifetime(), progress:
+            outcome = run_pipeline(request, observer=progress.observer(), on_plan=progress.set_total)
+    except KeyboardInterrupt:
+        print_interrupted(err(), progress)
+        raise
     for error in outcome.load_errors:
-        err().print(f"[red]invalid task file, not run:[/] {error.render()}", markup=True, highlight=False)
-    s = outcome.summary
-    rate = "n/a" if s.pass_rate is None else f"{s.pass_rate:.1%}"
-    cost = "" if s.total_cost_usd is None else f"; cost ${s.total_cost_usd:.4f}" + ("" if s.cost_complete else "+")
-    out().print(
-        f"{s.tasks_run} run: {s.tasks_succeeded} succeeded, {s.tasks_failed} failed, {s.tasks_error} errors"
-        + (f", {s.tasks_not_graded} not graded" if s.tasks_not_graded else "")
-        + f"; pass rate {rate}{cost}; records in {outcome.run_dir}",
-        highlight=False,
-    )
+        err().print(f"[red]invalid task file, not run:[/] {escape(error.render())}", markup=True, highlight=False)
+    print_summary(out(), outcome)
     _log_rows(outcome)
     raise typer.Exit(outcome.exit_code)
 

@@ -1,7 +1,7 @@
 """Match one recorded argv against a structured CLI pattern: verb, positionals, flag predicates.
 
 Pure functions over plain data, importing nothing but the standard library, so the
-matcher can run wherever an argv needs classifying (the grader, or a recording mock).
+matcher can run wherever an argv needs classifying (the grader, the record_cli recorder).
 
 Parsing is driven by declarations, never by guesses. A flag takes the next token
 only when the pattern declares it value-bearing; every other flag is a switch.

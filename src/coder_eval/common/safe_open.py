@@ -9,6 +9,7 @@ task author's.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -101,3 +102,34 @@ def read_inside(root: Path, path: Path, limit: int | None = None) -> bytes:
     """The bytes of `path` (absolute, or relative to `root`), read through descriptors from `root`."""
     with open_inside(root, path) as handle:
         return handle.read() if limit is None else handle.read(limit)
+
+
+def write_inside(root: Path, rel: str, data: bytes) -> None:
+    """Replace the file `rel` under `root` with `data`, never through a link: every directory on the
+    way is opened with O_NOFOLLOW from `root` (missing ones are made), and whatever holds the name
+    at the end (a link, a file) is replaced by a new regular file. Raises OSError where a directory
+    on the way is not one (a link, a file), so nothing is written outside `root`."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise PlantedLinkError(f"{rel!r} is not a path inside the workspace")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in parts[:-1]:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=fd)
+            fd = _step(fd, name, directory=True)
+        tmp = f".{parts[-1]}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+        finally:
+            os.close(out)
+        try:
+            os.replace(tmp, parts[-1], src_dir_fd=fd, dst_dir_fd=fd)
+        except OSError:
+            os.unlink(tmp, dir_fd=fd)
+            raise
+    finally:
+        os.close(fd)

@@ -12,7 +12,6 @@ from coder_eval.criteria.base import CheckContext, Criterion
 from coder_eval.criteria.judge_call import JudgeExchange, JudgeOutcome, judged_result
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.judges.prompt import judge_context
-from coder_eval.judges.scrub import ReferenceScrubber
 from coder_eval.judges.services import JudgeAgentRequest, JudgeAgentRun
 from coder_eval.judges.transcript import JudgeTranscript
 from coder_eval.judges.verdict import VerdictError, verdict_from_text
@@ -53,7 +52,7 @@ class AgentJudge(Criterion[AgentJudgeCriterion]):
 
     def evaluate(self, spec: AgentJudgeCriterion, ctx: CheckContext) -> CriterionResult:
         services = ctx.judges
-        scrub = ReferenceScrubber(ctx.reference_dir)
+        scrub = ctx.reference_scrubber()
         reference = spec.include_reference and ctx.reference_dir is not None and ctx.reference_dir.is_dir()
         model = spec.agent.model or DEFAULT_JUDGE_MODEL
         system = JUDGE_AGENT_SYSTEM.format(reference=REFERENCE_NOTE if reference else "")
@@ -104,5 +103,5 @@ class AgentJudge(Criterion[AgentJudgeCriterion]):
         usage = TokenUsage(
             uncached_input_tokens=run.input_tokens, output_tokens=run.output_tokens, total_cost_usd=run.cost_usd
         )
-        outcome = JudgeOutcome(score, rationale, error, usage, run.duration_seconds, notes=[usage_note])
+        outcome = JudgeOutcome(score, rationale, error, usage, run.duration_seconds, notes=[usage_note, *run.notes])
         return judged_result(self, spec, ctx, exchange, outcome)

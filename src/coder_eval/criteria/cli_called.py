@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 
 from coder_eval.common.argv_match import ArgvPattern, FlagTest, mismatches
 from coder_eval.criteria.base import CheckContext, Criterion, join_details, single_file
-from coder_eval.criteria.invocation_log import Invocation, InvocationLogError, read_invocations
+from coder_eval.criteria.invocation_log import (
+    Invocation,
+    InvocationLogError,
+    failed_write_marker,
+    parse_invocations,
+    read_invocations,
+)
 from coder_eval.criteria.registry import register_criterion
 from coder_eval.models.criteria_commands import CliCalledCriterion, FlagPredicate
 from coder_eval.models.results import CriterionResult
-from coder_eval.sandbox.record_cli import UNRECORDED_SUFFIX
+from coder_eval.sandbox.cli_recorder import CliLogView
+from coder_eval.sandbox.record_cli import COPY_PATH
 
-DEFAULT_LOG = "cli_mocks/calls.jsonl"
-"""Where `sandbox.record_cli` shims append their records."""
+DEFAULT_LOG = COPY_PATH
+"""The documented default: with `sandbox.record_cli` it means the harness's own record (the file of that
+name in the workspace is only a copy); without, a log the task's own mock writes there."""
+AGENT_WRITABLE = "a log in the workspace, which the agent can write"
 
 _SHOWN = 5
 _SHOWN_CHARS = 160
@@ -29,27 +39,13 @@ class CliCalled(Criterion[CliCalledCriterion]):
 
     def evaluate(self, spec: CliCalledCriterion, ctx: CheckContext) -> CriterionResult:
         """Read the log, count matching records and report near misses when the count is off."""
-        log = spec.log or DEFAULT_LOG
-        path, note = single_file(log, ctx)
-        if path is None:
-            return self.result(
-                spec,
-                0.0,
-                details="a missing log fails rather than counting as zero calls",
-                error=f"no invocation log to read: {note} (expected at {log} in the sandbox {ctx.root})",
-            )
-        marker = path.with_name(path.name + UNRECORDED_SUFFIX)
-        if marker.exists():
-            return self.result(
-                spec,
-                0.0,
-                details=note,
-                error=f"a recorder could not append to {log}: see {marker.name} beside it; the log is incomplete",
-            )
-        try:
-            invocations = read_invocations(path, ctx.root)
-        except InvocationLogError as exc:
-            return self.result(spec, 0.0, details=note, error=f"invocation log {log} is unusable: {exc}")
+        if ctx.cli_log is not None and spec.log in (None, DEFAULT_LOG):
+            loaded = _harness_log(ctx.cli_log.view())
+        else:
+            loaded = _workspace_log(spec.log or DEFAULT_LOG, ctx)
+        if isinstance(loaded, _Unusable):
+            return self.result(spec, 0.0, details=loaded.details, error=loaded.error)
+        invocations, note, source = loaded
         pattern = argv_pattern(spec)
         verdicts = [(call, mismatches(pattern, call.argv, call.tool)) for call in invocations]
         matched = [call for call, missed in verdicts if not missed]
@@ -62,7 +58,48 @@ class CliCalled(Criterion[CliCalledCriterion]):
             evidence = "matching: " + "; ".join(_show(call) for call in matched[:_SHOWN])
         else:
             evidence = _near_misses(verdicts)
-        return self.result(spec, 1.0 if passed else 0.0, details=join_details(note, summary, evidence))
+        return self.result(spec, 1.0 if passed else 0.0, details=join_details(note, summary, evidence, source))
+
+
+@dataclass(frozen=True)
+class _Unusable:
+    details: str
+    error: str
+
+
+_Loaded = tuple[list[Invocation], str, str]
+"""The invocations, a note on how the log was found, and where it came from."""
+
+
+def _harness_log(view: CliLogView) -> _Loaded | _Unusable:
+    """The recorder's log: the calls that were answered, each recorded before its answer."""
+    if view.problem is not None:
+        return _Unusable(view.source, f"the record_cli log cannot be trusted: {view.problem}")
+    try:
+        invocations = parse_invocations(view.data)
+    except InvocationLogError as exc:
+        return _Unusable(view.source, f"the record_cli log is unusable: {exc}")
+    return invocations, "", join_details(f"from {view.source}", *view.notes)
+
+
+def _workspace_log(log: str, ctx: CheckContext) -> _Loaded | _Unusable:
+    """A log file in the workspace: the task's own mock's, or (no recorder ran here) record_cli's copy."""
+    path, note = single_file(log, ctx)
+    if path is None:
+        return _Unusable(
+            "a missing log fails rather than counting as zero calls",
+            f"no invocation log to read: {note} (expected at {log} in the sandbox {ctx.root})",
+        )
+    failed_write = failed_write_marker(path, ctx.root)
+    if failed_write is not None:
+        return _Unusable(
+            join_details(note, "the log is incomplete, so no count read from it can be trusted"), failed_write
+        )
+    try:
+        invocations = read_invocations(path, ctx.root)
+    except InvocationLogError as exc:
+        return _Unusable(note, f"invocation log {log} is unusable: {exc}")
+    return invocations, note, f"from {log}, {AGENT_WRITABLE}"
 
 
 def argv_pattern(spec: CliCalledCriterion) -> ArgvPattern:

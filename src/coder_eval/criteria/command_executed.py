@@ -13,7 +13,13 @@ from coder_eval.models.tools import tool_matches
 
 
 def matches(spec: CommandExecutedCriterion, cmd: CommandTelemetry) -> bool:
-    """Tool filter, success filter, pattern hit on raw or normalized text, and no exclusion hit."""
+    """Tool filter, success filter, pattern hit on raw or normalized text, and no exclusion hit.
+
+    A call the agent's permission layer refused never ran, so it never matches."""
+    return cmd.status != "refused" and _pattern_hit(spec, cmd)
+
+
+def _pattern_hit(spec: CommandExecutedCriterion, cmd: CommandTelemetry) -> bool:
     if spec.tool_name is not None and not tool_matches(spec.tool_name, cmd.tool_name, cmd.tool_kind):
         return False
     if spec.require_success and cmd.status != "success":
@@ -34,9 +40,17 @@ class CommandExecuted(Criterion[CommandExecutedCriterion]):
     def evaluate(self, spec: CommandExecutedCriterion, ctx: CheckContext) -> CriterionResult:
         commands = [c for turn in ctx.turns or [] for c in turn.commands]
         hits = [c for c in commands if matches(spec, c)]
+        refused = sum(c.status == "refused" and _pattern_hit(spec, c) for c in commands)
+        note = (
+            f"; {refused} matching call(s) were refused by the agent's permissions and not counted" if refused else ""
+        )
         n = len(hits)
         if spec.max_count is not None and n > spec.max_count:
             shown = "; ".join(command_text(c.tool_name, c.parameters)[:80] for c in hits[:3])
-            return self.result(spec, 0.0, details=f"{n} matching calls, at most {spec.max_count} allowed: {shown}")
+            return self.result(
+                spec, 0.0, details=f"{n} matching calls, at most {spec.max_count} allowed: {shown}{note}"
+            )
         score = 1.0 if spec.min_count == 0 else min(1.0, n / spec.min_count)
-        return self.result(spec, score, details=f"{n} of {len(commands)} tool calls match (need {spec.min_count})")
+        return self.result(
+            spec, score, details=f"{n} of {len(commands)} tool calls match (need {spec.min_count}){note}"
+        )

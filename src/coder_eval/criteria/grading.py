@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.common.safe_open import PlantedLinkError
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.registry import checker_for
@@ -114,10 +115,61 @@ def _grade_one(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult,
         return result, None, None
 
 
+def view_for(spec: BaseCriterion, ctx: CheckContext) -> CheckContext:
+    """What one criterion is shown: the reference only when it sees it (`sees_reference`)."""
+    if ctx.reference_dir is not None and ctx.scrubber is None:
+        ctx.scrubber = ReferenceScrubber(ctx.reference_dir)
+    dirs = {k: v for k, v in ctx.command_dirs.items() if k != "REFERENCE_DIR"}
+    if spec.sees_reference:
+        if "REFERENCE_DIR" in ctx.command_dirs:
+            dirs["REFERENCE_DIR"] = ctx.command_dirs["REFERENCE_DIR"]
+        return replace(ctx, command_dirs=dirs, commands_run=0)
+    return replace(ctx, reference_dir=None, command_dirs=dirs, commands_run=0)
+
+
+def _graded(spec: BaseCriterion, ctx: CheckContext) -> tuple[CriterionResult, str | None, str | None]:
+    """One criterion in its own view, between the engine's hands when it grades a unit; scrubbed."""
+    view = view_for(spec, ctx)
+    notes: list[str] = []
+    if ctx.grading is not None:
+        view.command_dirs.update(ctx.grading.before(spec))
+    try:
+        result, config_error, unavailable = _grade_one(spec, view)
+    finally:
+        if ctx.grading is not None:
+            notes = ctx.grading.after(spec, view.commands_run > 0)
+    if notes:
+        result.details = "; ".join(p for p in (result.details, *notes) if p)
+    scrub = ctx.scrubber
+    if scrub:
+        near = spec.sees_reference
+        result = scrub_result(result, scrub, near=near)
+        config_error = scrub(config_error, near=near) if config_error else config_error
+        unavailable = scrub(unavailable, near=near) if unavailable else unavailable
+    return result, config_error, unavailable
+
+
+_KEPT_AS_WRITTEN = frozenset({"criterion_type", "description", "evaluation_status", "result_kind", "transcript_path"})
+
+
+def scrub_result(result: CriterionResult, scrub: ReferenceScrubber, *, near: bool = False) -> CriterionResult:
+    """`result` with reference content removed from every text it holds (the task's own labels kept)."""
+    update: dict[str, object] = {}
+    for name, value in result:
+        if name in _KEPT_AS_WRITTEN:
+            continue
+        if isinstance(value, str):
+            update[name] = scrub(value, near=near)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            update[name] = [scrub(v, near=near) for v in value]
+    changed = {k: v for k, v in update.items() if v != getattr(result, k)}
+    return result.model_copy(update=changed) if changed else result
+
+
 def grade(criteria: Sequence[BaseCriterion], ctx: CheckContext) -> Grade:
     out = Grade(results=[])
     for spec in criteria:
-        result, config_error, unavailable = _grade_one(spec, ctx)
+        result, config_error, unavailable = _graded(spec, ctx)
         out.results.append(result)
         if config_error:
             out.config_errors.append(config_error)

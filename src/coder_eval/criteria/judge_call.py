@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.criteria.base import CheckContext, Criterion
 from coder_eval.judges.prompt import judge_context, truncate
-from coder_eval.judges.scrub import ReferenceScrubber
 from coder_eval.judges.services import Endpoint
 from coder_eval.judges.transcript import JudgeTranscript, write_transcript
 from coder_eval.judges.transport import ForcedTool, JudgeCallError, JudgeUnavailableError, ModelCall
@@ -55,7 +55,7 @@ def ask_judge(
     """One forced call; `endpoint` sends it to the judge's own server, `timeout` bounds it, and
     `max_context_chars` caps the context block as a whole (the cut is marked and noted)."""
     services = ctx.judges
-    scrub = ReferenceScrubber(ctx.reference_dir)
+    scrub = ctx.reference_scrubber()
     index = services.index_of(spec) if services is not None else -1
     transcript = JudgeTranscript(
         criterion_index=index, criterion_type=spec.type, description=spec.description, model=model, system=system
@@ -114,13 +114,14 @@ def persist_transcript(spec: JudgeContextFields, ctx: CheckContext, exchange: Ju
     services = ctx.judges
     if services is None or not spec.capture_transcript or exchange.transcript.criterion_index < 0:
         return None
-    scrub = exchange.scrub or ReferenceScrubber(ctx.reference_dir)
+    scrub = exchange.scrub or ctx.reference_scrubber()
+    near = spec.sees_reference
     t = exchange.transcript
     clean = t.model_copy(
         update={
-            "prompt": scrub(t.prompt),
-            "verdict": scrub(t.verdict),
-            "tool_calls": [scrub(line) for line in t.tool_calls],
+            "prompt": scrub(t.prompt, near=near),
+            "verdict": scrub(t.verdict, near=near),
+            "tool_calls": [scrub(line, near=near) for line in t.tool_calls],
         }
     )
     return write_transcript(services.out_dir, clean, spec.max_transcript_chars)
@@ -148,15 +149,15 @@ def judged_result(
     """The criterion's result: transcript persisted, every text scrubbed of the reference, usage and timing kept."""
     exchange.transcript.error = outcome.error
     path = persist_transcript(spec, ctx, exchange)
-    scrub = exchange.scrub or ReferenceScrubber(ctx.reference_dir)
+    scrub = exchange.scrub or ctx.reference_scrubber()
     details = "; ".join(p for p in [outcome.rationale, *exchange.notes, *outcome.notes] if p)
     return criterion.result(
         spec,
         outcome.score,
-        details=scrub(details),
-        error=scrub(outcome.error) if outcome.error else None,
+        details=scrub(details, near=spec.sees_reference),
+        error=scrub(outcome.error, near=spec.sees_reference) if outcome.error else None,
         cls=JudgeCriterionResult,
-        findings=[scrub(outcome.rationale)] if outcome.rationale else [],
+        findings=[scrub(outcome.rationale, near=spec.sees_reference)] if outcome.rationale else [],
         token_usage=outcome.usage,
         transcript_path=path,
         duration_seconds=outcome.duration_seconds,

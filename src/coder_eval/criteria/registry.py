@@ -4,13 +4,18 @@
 needs: the spec joins the `success_criteria` union (so `plan`, `schema` and the loader know the
 type) and the checker grades it. Built-in checkers are registered lazily by module (a checker's
 module is named after its type), so validating a task imports none of them.
+
+The bare form of the reference system's guide works too: `@register_criterion` on a
+`BaseCriterion[MySpec]` subclass (`coder_eval.criteria.base`) reads the type from its
+`criterion_type` and the spec from its generic parameter.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from coder_eval.models.criteria import CRITERION_SPECS, criterion_types, spec_type
 from coder_eval.models.criteria_base import BaseCriterion
@@ -24,8 +29,23 @@ C = TypeVar("C", bound="type[Criterion[Any]]")
 CHECKERS: Registry[type[Criterion[Any]]] = Registry("criterion type")
 
 
-def register_criterion(criterion_type: str, *, spec: type[BaseCriterion]) -> Callable[[C], C]:
-    """Class decorator: `cls` grades criteria of `criterion_type`, validated by `spec`."""
+@overload
+def register_criterion(criterion_type: str, *, spec: type[BaseCriterion]) -> Callable[[C], C]: ...
+
+
+@overload
+def register_criterion(criterion_type: C) -> C: ...
+
+
+def register_criterion(criterion_type: str | C, *, spec: type[BaseCriterion] | None = None) -> Any:
+    """Class decorator: `cls` grades criteria of `criterion_type`, validated by `spec`.
+
+    Used bare on a class (`@register_criterion`), the type and spec come from the class itself.
+    """
+    if isinstance(criterion_type, type):
+        return _register_bare(criterion_type)
+    if spec is None:
+        raise TypeError(f"register_criterion({criterion_type!r}) needs spec=<the criterion's spec model>")
     if spec_type(spec) != criterion_type:
         raise ValueError(f"spec {spec.__qualname__} answers to type {spec_type(spec)!r}, not {criterion_type!r}")
 
@@ -36,6 +56,29 @@ def register_criterion(criterion_type: str, *, spec: type[BaseCriterion]) -> Cal
         return cls
 
     return bind
+
+
+def spec_of(cls: type[Any]) -> type[BaseCriterion] | None:
+    """The spec model a checker class names as its generic parameter (`BaseCriterion[MySpec]`)."""
+    for klass in cls.__mro__:
+        for base in getattr(klass, "__orig_bases__", ()):
+            for arg in typing.get_args(base):
+                if isinstance(arg, type) and issubclass(arg, BaseCriterion):
+                    return arg
+    return None
+
+
+def _register_bare(cls: C) -> C:
+    kind = getattr(cls, "criterion_type", None)
+    if not isinstance(kind, str) or not kind:
+        raise TypeError(f'{cls.__qualname__}: set `criterion_type = "..."` to the type its spec model answers to')
+    spec = spec_of(cls)
+    if spec is None:
+        raise TypeError(
+            f"{cls.__qualname__}: subclass BaseCriterion[YourSpec] so the spec model of {kind!r} is known "
+            "(its pydantic model, a BaseSuccessCriterion subclass with `type: Literal[...]`)"
+        )
+    return register_criterion(kind, spec=spec)(cls)
 
 
 def declare_builtin_criterion(spec: type[BaseCriterion]) -> None:

@@ -37,11 +37,14 @@ class SkillTriggered(Criterion[SkillTriggeredCriterion]):
 
     def evaluate(self, spec: SkillTriggeredCriterion, ctx: CheckContext) -> CriterionResult:
         commands = [c for turn in ctx.turns or [] for c in turn.commands]
-        hit = next((c for c in commands if engaged(c, spec.skill_name)), None)
+        hit = next((c for c in commands if c.status != "refused" and engaged(c, spec.skill_name)), None)
+        refused = any(c.status == "refused" and engaged(c, spec.skill_name) for c in commands)
         observed = YES if hit is not None else NO
         expected = YES if spec.expected_skill.strip() == spec.skill_name else NO
         how = f" via {hit.tool_name}" if hit is not None else ""
         detail = f"skill {spec.skill_name!r}: observed {observed}{how}, expected {expected}"
+        if refused and hit is None:
+            detail += " (a call that would have engaged it was refused by the agent's permissions)"
         return self.result(
             spec,
             1.0 if observed == expected else 0.0,

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from coder_eval.agents.base import Agent, ShouldStop
-from coder_eval.agents.errors import AgentCrashError, BudgetExceededError, TransientAgentError
+from coder_eval.agents.errors import AgentCrashError, BudgetExceededError, TransientAgentError, TurnTimeoutError
 from coder_eval.agents.events import StreamCallback
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.gateway.budget import Budget
@@ -92,6 +92,14 @@ def _crashed_turn(agent: Agent[Any], iteration: int, prompt: str, reason: str) -
     return price_turn(turn.model_copy(update={"crashed": True, "crash_reason": reason}))
 
 
+def _timeout_reason(limits: RunLimits, exc: Exception) -> str:
+    """Why the turn ended: our own turn deadline, or a plugin agent's own timeout (TurnTimeoutError)."""
+    if isinstance(exc, TurnTimeoutError):
+        said = f": {exc}" if str(exc) else ""
+        return f"the agent reported a turn timeout{said}; its processes were killed"
+    return f"turn timed out after {limits.turn_timeout:g}s; the agent's processes were killed"
+
+
 async def _one_attempt(
     agent: Agent[Any], prompt: str, limits: RunLimits, stream: StreamCallback | None, should_stop: ShouldStop | None
 ) -> TurnRecord:
@@ -125,9 +133,9 @@ async def run_turn(
             await asyncio.shield(asyncio.to_thread(agent.kill_sync))
             phase.turns.append(_crashed_turn(agent, iteration, prompt, "cancelled (task deadline or interrupt)"))
             raise
-        except TimeoutError:
+        except (TimeoutError, TurnTimeoutError) as exc:
             await asyncio.to_thread(agent.kill_sync)
-            reason = f"turn timed out after {limits.turn_timeout:g}s; the agent's processes were killed"
+            reason = _timeout_reason(limits, exc)
             phase.turns.append(_crashed_turn(agent, iteration, prompt, reason))
             phase.outcome, phase.error = "timeout", reason
             log.add(reason)

@@ -24,6 +24,9 @@ class ExperimentPlan:
     experiment: ExperimentDefinition
     units: list[RunUnit] = field(default_factory=list)
     errors: list[TaskConfigError] = field(default_factory=list)
+    held_back: list[RunUnit] = field(default_factory=list)
+    """Units resolved but refused by a control rule (in `errors`): the unit checks still read
+    them, so one pass reports every problem of a file."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
             problem = control_problem(loaded.definition, agent.type)
             if problem is not None:
                 plan.errors.append(TaskConfigError.single(task.source_file, *problem))
+                plan.held_back.append(RunUnit(loaded, agent, variant.variant_id, 0))
                 continue
             lineage = lineages.get(id(resolved.lineage))
             if lineage is None:

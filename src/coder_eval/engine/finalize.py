@@ -108,6 +108,9 @@ def _spend_usage(state: UnitState, purpose: Literal["judge", "simulator"]) -> To
     )
 
 
+SCRIPT_LABEL = "script"
+"""`model_used` of a unit the scripted model answered (-b script)."""
+
 _agent_dumps: SharedDerived[dict[str, Any]] = SharedDerived()
 
 
@@ -116,6 +119,12 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
     status, score = decide_status(state, options)
     expected, efficiency = _efficiency(state, state.grade)
     models = [t.model_used for t in turns if t.model_used]
+    model_used = models[-1] if models else unit.agent.model
+    if options.gateway_spec is not None and options.gateway_spec.backend == "script":
+        # The scripted model answered, whatever name the agent's CLI reports for its configured model.
+        if model_used and model_used != SCRIPT_LABEL:
+            state.env_info["agent_reported_model"] = model_used
+        model_used = SCRIPT_LABEL
     agent_dump = _agent_dumps.get(unit.agent, compute=lambda: unit.agent.model_dump(mode="json"))
     if state.judges is not None:
         state.env_info.update(state.judges.info)
@@ -129,7 +138,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         tags=list(unit.task.definition.tags),
         task_path=str(unit.task.source_file),
         agent_type=unit.agent.type,
-        model_used=models[-1] if models else unit.agent.model,
+        model_used=model_used,
         started_at=state.started,
         completed_at=datetime.now(UTC),
         duration_seconds=time.monotonic() - state.clock,
@@ -148,6 +157,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         task_config=task_config,
         config_fingerprint=unit_fingerprint(unit),
         secrets_in_artifacts=state.secret_hits,
+        reference_copies=state.reference_copies,
         total_token_usage=total_usage(turns),
         command_stats=CommandStatistics.from_turns(turns),
         total_assistant_turns=sum(t.assistant_turn_count for t in turns),

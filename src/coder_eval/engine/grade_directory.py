@@ -6,18 +6,22 @@ records); `evaluate_directory` grades and writes task.json / task.log for one ta
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from coder_eval.common.bounded_copy import CopyBudget, copy_file
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.provenance import environment_info, task_config_record
-from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
+from coder_eval.engine.reference import ReferenceTamperedError
 from coder_eval.engine.report_files import write_run_files
+from coder_eval.engine.sandboxed_grading import grading_sandbox
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.errors import UsageError
 from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
@@ -26,12 +30,15 @@ from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import (
     ARTIFACTS_DIR,
     DEFAULT_RUNS_DIR,
+    SCRATCH_DIR,
     default_run_dir,
     new_run_id,
     point_latest,
     replicate_dir,
 )
 from coder_eval.records.store import write_task_result
+from coder_eval.sandbox.deadline import Deadline
+from coder_eval.sandbox.templates import SetupError
 
 
 @dataclass
@@ -42,24 +49,30 @@ class EvaluateOptions:
     replicate_index: int = 0
 
 
-def _path_prepend(root: Path, task: LoadedTask) -> list[Path]:
-    dirs = [root / "cli_mocks"] if (root / "cli_mocks").is_dir() else []
-    return dirs + [root / d for d in task.definition.sandbox.mock_path_dirs]
-
-
-def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
-    ref_dir = reference_source(task)
-    with staged_reference(ref_dir, task_file=task.source_file) as (staged, digest):
-        ctx = CheckContext(
-            root=root,
-            ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
-            task_dir=task.task_dir,
-            reference_dir=staged,
-            turns=None,
-            path_prepend=_path_prepend(root, task),
-        )
-        verify_unchanged(staged, digest)
-        result = grade(list(task.definition.success_criteria), ctx)
+def _grade_tree(task: LoadedTask, root: Path, log: TaskLog, run_dir: Path) -> Grade:
+    """Grade `root` with the task's criteria, their commands inside the task's own sandbox driver."""
+    scratch = run_dir / SCRATCH_DIR
+    try:
+        with grading_sandbox(task, root, scratch, run_dir, log) as graded_in:
+            ctx = CheckContext(
+                root=root,
+                ignore=IgnoreRules.with_overrides(task.definition.sandbox.ignore_patterns),
+                task_dir=task.task_dir,
+                reference_dir=graded_in.reference,
+                turns=None,
+                environment=graded_in.sandbox.live,
+                command_dirs=graded_in.command_dirs,
+                # a grade with no unit around it still ends its file reads within the task's timeout
+                deadline=Deadline(task.definition.run_limits.task_timeout),
+                scrubber=graded_in.guard.scrubber,
+                grading=graded_in.guard,
+            )
+            result = grade(list(task.definition.success_criteria), ctx)
+            graded_in.check_reference()
+    except SetupError as exc:
+        raise UsageError(f"cannot set up the task's sandbox to grade {root}: {exc}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     for r in result.results:
         log.add(f"[{r.outcome}] {r.criterion_type} score={r.score:.3f}: {r.description}")
         if r.details:
@@ -69,10 +82,19 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog) -> Grade:
     return result
 
 
-def _copy_workdir(workdir: Path, root: Path) -> None:
-    """Copy the directory to grade; a file that cannot be copied (a named pipe) is a usage error."""
+def _copy_workdir(workdir: Path, root: Path, log: TaskLog) -> None:
+    """Copy the directory to grade, sparse files kept sparse and within the copy caps (what is over
+    them is left out and logged); a file that cannot be copied (a named pipe) is a usage error."""
+    budget = CopyBudget()
+
+    def copy(src: str, dst: str) -> None:
+        if not stat.S_ISREG(os.lstat(src).st_mode):
+            shutil.copy2(src, dst)  # raises for what is no file, as copytree reports
+        elif not copy_file(Path(src), Path(dst), budget, os.path.relpath(src, workdir)):
+            log.add(f"left out of the copy graded: {budget.notes[-1]}")
+
     try:
-        shutil.copytree(workdir, root, symlinks=True)
+        shutil.copytree(workdir, root, symlinks=True, copy_function=copy)
     except shutil.Error as exc:  # one (src, dst, why) triple per file that failed
         failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
         why = str(failures[0][2]) if failures else str(exc)
@@ -95,11 +117,11 @@ def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: 
         root = out_dir / ARTIFACTS_DIR
         if root.exists():
             shutil.rmtree(root)
-        _copy_workdir(workdir, root)
+        _copy_workdir(workdir, root, log)
         log.add(f"grading a copy at {root}")
     error: str | None = None
     try:
-        outcome = _grade_tree(task, root, log)
+        outcome = _grade_tree(task, root, log, run_dir)
         status, score = outcome.status, outcome.weighted_score
         results = outcome.results
         if outcome.problems:
@@ -162,11 +184,21 @@ def pick_task(task_file: Path, row: str | None) -> LoadedTask:
 
 
 def run_evaluate(
-    task_file: Path, workdir: Path, *, run_dir: Path | None, in_place: bool, preserve: bool, row: str | None
+    task_file: Path,
+    workdir: Path,
+    *,
+    run_dir: Path | None,
+    in_place: bool,
+    preserve: bool,
+    row: str | None,
+    driver: str | None = None,
 ) -> EvaluateOutcome:
     if not workdir.is_dir():
         raise UsageError(f"work directory {workdir} does not exist or is not a directory")
     task = pick_task(task_file, row)
+    if driver is not None:  # the operator's choice of where the grading commands run
+        sandbox = task.definition.sandbox.model_copy(update={"driver": driver})
+        task = replace(task, definition=task.definition.model_copy(update={"sandbox": sandbox}))
     runs_root = Path(DEFAULT_RUNS_DIR)
     target = run_dir or default_run_dir(runs_root, new_run_id())
     if target.resolve() == workdir.resolve() or workdir.resolve() in target.resolve().parents:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.models.results import CommandResult
 from coder_eval.models.task_parts import PostRunCommand, PreRunCommand
@@ -51,3 +52,14 @@ def run_post(
     if commands:
         sandbox.network_phase("post_run")
     return [_run_one(sandbox, cmd.command, cmd.timeout, log, "post_run", env) for cmd in commands]
+
+
+def scrub_command(result: CommandResult, scrub: ReferenceScrubber) -> CommandResult:
+    """A command's result with reference content removed from its output (post_run never sees the
+    reference, but what a criterion's code copied somewhere may still reach its output)."""
+    if not scrub:
+        return result
+    update = {"stdout": scrub(result.stdout), "stderr": scrub(result.stderr)}
+    if result.error:
+        update["error"] = scrub(result.error)
+    return result.model_copy(update=update)

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coder_eval.agents.base import create_agent
 from coder_eval.agents.claude_code import CLAUDE_CODE, ClaudeCodeConfig
 from coder_eval.agents.claude_code.options import find_cli
 from coder_eval.agents.errors import AgentError
+from coder_eval.agents.factory import create_agent
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.judges.model_ids import bedrock_model_id, direct_model_id
 from coder_eval.judges.services import Channel, JudgeAgentRequest, JudgeAgentRun, JudgeServices
@@ -106,6 +106,9 @@ class JudgeAgentRunner:
         except Exception as exc:
             run.error = f"could not make the judge's copy of the workspace: {exc}"
             return run
+        over = [item for item in copy.skipped if ": " in item]  # left out for their size, with the reason
+        if over:
+            run.notes.append("left out of the judge's copy: " + "; ".join(over[:5]) + (" …" if len(over) > 5 else ""))
         try:
             self._in_copy(copy, request, run)
         except JudgeUnavailableError as exc:

@@ -12,22 +12,23 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from coder_eval.agents.base import Agent, create_agent
+from coder_eval.agents.base import Agent
 from coder_eval.agents.events import StreamCallback
+from coder_eval.agents.factory import create_agent
 from coder_eval.agents.kind import RouteAddress
 from coder_eval.agents.registry import agent_kind
 from coder_eval.agents.renderers import compose, log_writer
-from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
-from coder_eval.engine.conversation import apply_early_stop_gate, drive_agent
+from coder_eval.engine.conversation import drive_agent
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
-from coder_eval.engine.hooks import run_post, run_pre
+from coder_eval.engine.grading_phase import checker, grade_unit
+from coder_eval.engine.hooks import run_pre
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
-from coder_eval.engine.reference import ReferenceTamperedError, reference_source, staged_reference, verify_unchanged
+from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.secret_scan import scan_artifacts
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
@@ -40,10 +41,11 @@ from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.network import NetworkRecord
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
-from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR
+from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
+from coder_eval.sandbox.env_allowlist import withheld_credentials
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.sandbox.templates import SetupError
 
@@ -79,6 +81,7 @@ class UnitState:
     env_info: dict[str, Any] = field(default_factory=dict)
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
     secret_hits: list[str] = field(default_factory=list)
+    reference_copies: list[str] = field(default_factory=list)
     task_view: Path | None = None
     """The shared TASK_DIR view this unit's commands were shown, checked again when it ends."""
 
@@ -101,26 +104,6 @@ class UnitState:
             self.log.add(f"{status.value}: {message}")
 
 
-def _checker(
-    sandbox: Sandbox,
-    unit: RunUnit,
-    reference: Path | None,
-    turns: list[Any] | None,
-    judges: JudgeServices | None,
-    inner: dict[str, str] | None = None,
-) -> CheckContext:
-    return CheckContext(
-        root=sandbox.workspace,
-        ignore=sandbox.ignore,
-        task_dir=unit.task.task_dir,
-        reference_dir=reference,
-        turns=turns,
-        environment=sandbox.live,
-        judges=judges,
-        command_dirs=inner or {},
-    )
-
-
 def _reference_dir(unit: RunUnit) -> Path | None:
     return reference_source(unit.task)
 
@@ -128,18 +111,23 @@ def _reference_dir(unit: RunUnit) -> Path | None:
 def _share_task_dir(state: UnitState, sandbox: Sandbox, run_dir: Path) -> dict[str, str]:
     """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's).
 
-    The view is shared by the run's units, so it is checked before it is shown (a changed one is
-    replaced) and again after the unit's grading (`_check_task_view`).
+    Isolating drivers give each unit its own read-only copy of the view, which no unit can reach.
+    Under tempdir commands see the view itself, shared by the run's units, so it is checked before
+    it is shown (a changed one is replaced) and again after the unit's grading (`_check_task_view`).
     """
     unit = state.unit
     view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    inner = sandbox.live.share(view, "task")
+    if Path(inner) != view:  # a private copy: nothing this unit does reaches the shared view
+        return {"TASK_DIR": str(inner)}
     try:
         verify_view(view)
     except TaskViewTamperedError as exc:
         state.log.add(f"{exc}; this unit gets a fresh copy")
         view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+        inner = sandbox.live.share(view, "task")
     state.task_view = view
-    return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
+    return {"TASK_DIR": str(inner)}
 
 
 def _check_task_view(state: UnitState) -> None:
@@ -212,6 +200,8 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     _fresh_dir(state.unit.directory(options.run_dir))
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
+    for withheld in withheld_credentials(passthrough=sandbox.config.passthrough()):
+        state.log.add(withheld.message())
     note_limits(sandbox, state.env_info, state.log)
     note_network(sandbox, state.log)
     if not state.unit.task.definition.pre_run:
@@ -249,46 +239,8 @@ def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[Co
 def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
     """Grade the sandbox as it is now (dialog mode checks criteria between exchanges)."""
     reference = state.judges.reference_dir if state.judges is not None else None
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+    ctx = checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
     return grade(list(state.unit.task.definition.success_criteria), ctx)
-
-
-def _grade(state: UnitState, sandbox: Sandbox, reference: Path | None, digest: str | None, options: RunOptions) -> None:
-    definition = state.unit.task.definition
-    commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
-    # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
-    inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
-    if reference is not None:
-        inner["REFERENCE_DIR"] = str(sandbox.live.share(reference, "reference"))
-    try:
-        _grade_shared(state, sandbox, reference, options, inner)
-    finally:
-        sandbox.live.unshare("reference")
-    try:
-        verify_unchanged(reference, digest)
-    except ReferenceTamperedError as exc:
-        state.grade = None
-        state.fail(FinalStatus.ERROR, str(exc))
-
-
-def _grade_shared(
-    state: UnitState, sandbox: Sandbox, reference: Path | None, options: RunOptions, inner: dict[str, str]
-) -> None:
-    definition = state.unit.task.definition
-    ctx = _checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner)
-    pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
-    if state.phase.outcome != "ok" or state.status is not None:
-        if not pre_run_failed:
-            diagnostic = [c for c in definition.success_criteria if c.runs_after_failure]
-            state.diagnostics = grade(diagnostic, ctx)  # evidence only; never changes the verdict
-    elif options.grade and state.grade is None:
-        state.grade = grade(list(definition.success_criteria), ctx)
-        apply_early_stop_gate(state, state.grade)
-        state.timed_out("grading")
-    if options.grade and not pre_run_failed and not state.deadline.expired:
-        # post_run follows the verdict and may change the tree, so it runs after grading, once.
-        env = {k: v for k, v in inner.items() if k == "TASK_DIR"}
-        state.post_run = run_post(sandbox, definition.post_run, state.log, env)
 
 
 async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
@@ -309,11 +261,23 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     if breach is not None:
         state.fail(FinalStatus.ERROR, breach)
     sandbox.network_phase("grading")
+    sandbox.sync_cli_copy()  # the criteria read the harness's record of the CLI calls, not the unit's
+    _log_sandbox_notes(state, sandbox)
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
-        _grade(state, sandbox, reference, digest, options)
+        definition = state.unit.task.definition
+        commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
+        # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
+        inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
+        grade_unit(state, sandbox, reference, digest, options, inner)
     _check_task_view(state)
+
+
+def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:
+    for note in sandbox.notes:
+        state.log.add(note)
+    sandbox.notes.clear()
 
 
 def _finish_and_record(
@@ -323,6 +287,9 @@ def _finish_and_record(
     if sandbox is not None and sandbox.root is not None:
         # every process of the unit is gone (finish kills them) before the record is written
         state.sandbox_path = sandbox.finish()
+        _log_sandbox_notes(state, sandbox)
+        for note in sandbox.request.notes:  # files a bounded copy left out, say
+            state.log.add(note)
         breach = sandbox.limit_breach()  # measured once more as the unit ended
         if breach is not None:
             state.fail(FinalStatus.ERROR, breach)
@@ -367,6 +334,7 @@ async def run_unit(unit: RunUnit, options: RunOptions) -> EvaluationResult:
             deadline=deadline,
             tools=unit_tools(unit, options.run_dir),
             runs_agent=unit.agent.type != "none",
+            cli_log=out_dir / CLI_CALLS,
         )
         watchdog = Watchdog(deadline, sandbox.kill_processes, asyncio.get_running_loop())
         await _run_in_sandbox(state, sandbox, options)

@@ -1,46 +1,26 @@
-"""Environment checks for `plan`: agent binaries, uv and sandbox drivers. Warnings only.
+"""Environment warnings for `plan`: what may be fine but is worth knowing before a run.
 
-Everything about an agent kind comes from its declaration (`AgentKind`): which binary it runs and
-how to find it. Credentials are a unit's route (`route_check.py`): a missing one refuses the unit.
+What would make a unit fail (a missing agent binary, credential or sandbox driver) is not a
+warning: `unit_checks.py` reports it as a problem (a unit's model route, `route_check.py`), and
+`run` refuses on it.
 """
 
 from __future__ import annotations
 
 import shutil
 
-from coder_eval.agents.kind import AgentKind
-from coder_eval.agents.registry import agent_kind
-from coder_eval.models.registry import UnknownKindError
 from coder_eval.models.task import TaskDefinition
-from coder_eval.sandbox.drivers import DRIVERS
-
-
-def _kind_warnings(kind: AgentKind, tasks: list[TaskDefinition]) -> list[str]:
-    warnings: list[str] = []
-    if not kind.has_implementation:
-        warnings.append(f"agent type {kind.name!r} validates, but this version of Coder Eval cannot run it yet")
-    if kind.binary is not None and kind.binary.locate() is None:
-        hint = f"; install: {kind.binary.install}" if kind.binary.install else ""
-        warnings.append(f"{kind.binary.name!r} is not on PATH (needed by agent type {kind.name!r}){hint}")
-    return warnings
 
 
 def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
-    """One warning per distinct missing tool, credential or driver across all tasks."""
+    """One warning per distinct soft problem across all tasks (uv for env packages, the auto fallback)."""
     warnings: list[str] = []
-    for name in sorted({t.agent_type or "claude-code" for t in tasks}):
-        try:
-            warnings.extend(_kind_warnings(agent_kind(name), tasks))
-        except UnknownKindError as exc:
-            warnings.append(str(exc))
     if any(t.sandbox.python is not None and t.sandbox.python.env_packages for t in tasks) and not shutil.which("uv"):
         warnings.append("'uv' is not on PATH; tasks with python env_packages need it (pip install uv)")
-    for driver in sorted({t.sandbox.driver for t in tasks}):
-        if driver not in DRIVERS:
-            known = ", ".join(DRIVERS.names())
-            warnings.append(
-                f"sandbox driver {driver!r} is not available here (available: {known}); its tasks will end ERROR"
-            )
+    from coder_eval.sandbox.env_allowlist import withheld_credentials
+
+    names = {name: None for t in tasks for name in t.sandbox.passthrough()}
+    warnings += [w.message() for w in withheld_credentials(passthrough=names)]
     from coder_eval.sandbox.auto import fallback_warning
 
     fallback = fallback_warning({t.sandbox.driver for t in tasks})

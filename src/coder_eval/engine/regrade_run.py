@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coder_eval.engine.regrade_task import RegradeError, recorded_commands, regrade_in_place, task_from_record
+from coder_eval.engine.recorded_task import RegradeError, task_from_record
+from coder_eval.engine.regrade_task import recorded_commands, regrade_in_place
 from coder_eval.engine.report_files import write_run_files
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
@@ -32,9 +33,17 @@ def regrade_run(run_dir: Path, *, allow_recorded_commands: bool) -> RegradeOutco
     """
     paths = find_task_results(run_dir)
     planned = []
+    outcome = RegradeOutcome()
+    unplanned: list[EvaluationResult] = []
     for path in paths:
         prior = read_task_result(path)
-        task = task_from_record(prior, path)
+        try:
+            recorded = task_from_record(prior, path)
+        except RegradeError as exc:  # this record cannot be rebuilt here; the others still can
+            outcome.failures.append(str(exc))
+            unplanned.append(prior)
+            continue
+        task = recorded.task
         commands = recorded_commands(task, prior)
         if commands and not allow_recorded_commands:
             listed = "; ".join(commands[:5]) + (f" (+{len(commands) - 5} more)" if len(commands) > 5 else "")
@@ -42,21 +51,25 @@ def regrade_run(run_dir: Path, *, allow_recorded_commands: bool) -> RegradeOutco
                 f"{path} would run {len(commands)} command(s) taken from the record: {listed}. "
                 "Re-run with --allow-recorded-commands if you trust this run directory."
             )
-        planned.append((path, prior, task))
-    outcome = RegradeOutcome()
-    results = []
-    for path, prior, task in planned:
+        planned.append((path, prior, recorded))
+    results = list(unplanned)
+    for path, prior, recorded in planned:
         try:
-            graded = regrade_in_place(prior, task, path.parent)
+            graded = regrade_in_place(prior, recorded.task, path.parent, run_dir, note=recorded.note)
             outcome.graded.append(graded)
             results.append(graded)
         except RegradeError as exc:
             outcome.failures.append(str(exc))
             results.append(prior)
+    outcome.summary = rebuild_summary(run_dir, results)
+    return outcome
+
+
+def rebuild_summary(run_dir: Path, results: list[EvaluationResult]) -> RunSummary:
+    """run.json and run.md of `run_dir` rewritten from `results`, keeping the skips and parallelism recorded."""
     try:
         previous = read_run_summary(run_dir)
         skipped, parallel = previous.skipped_tasks, previous.max_parallel
     except Exception:
         skipped, parallel = [], 1
-    outcome.summary = write_run_files(run_dir, results, run_id=run_dir.name, skipped=skipped, max_parallel=parallel)
-    return outcome
+    return write_run_files(run_dir, results, run_id=run_dir.name, skipped=skipped, max_parallel=parallel)

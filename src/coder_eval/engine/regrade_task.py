@@ -9,23 +9,25 @@ import shutil
 import time
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
-from coder_eval.engine.hooks import run_post
-from coder_eval.engine.reference import reference_source, staged_reference
+from coder_eval.engine.hooks import run_post, scrub_command
+from coder_eval.engine.recorded_task import RegradeError, task_from_record
+from coder_eval.engine.reference import ReferenceTamperedError
+from coder_eval.engine.sandboxed_grading import grading_sandbox
 from coder_eval.engine.task_log import TaskLog
-from coder_eval.errors import CoderEvalError
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.criteria import LlmJudgeCriterion, RunCommandCriterion, UipathEvalCriterion
 from coder_eval.models.criteria_judges import AgentJudgeCriterion, SystemOneJudgeCriterion
-from coder_eval.models.results import EvaluationResult
+from coder_eval.models.results import EvaluationResult, RecordNotes
 from coder_eval.models.status import FinalStatus
-from coder_eval.models.task import TaskDefinition
 from coder_eval.records.atomic import write_text_atomic
-from coder_eval.records.layout import ARTIFACTS_DIR, TASK_EXECUTE_JSON, TASK_JSON
-from coder_eval.sandbox.sandbox import Sandbox
+from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR, TASK_EXECUTE_JSON, TASK_JSON
+from coder_eval.sandbox.cli_recorder import RecordedCliLog
+from coder_eval.sandbox.deadline import Deadline
+from coder_eval.sandbox.templates import SetupError
+
+__all__ = ["GRADE_LOG", "RegradeError", "recorded_commands", "regrade_in_place", "task_from_record"]
 
 GRADE_LOG = "grade.log"
 _SHELL_CRITERIA = (
@@ -35,28 +37,6 @@ _SHELL_CRITERIA = (
     SystemOneJudgeCriterion,
     UipathEvalCriterion,
 )
-
-
-class RegradeError(CoderEvalError):
-    """A recorded task cannot be graded in place."""
-
-    exit_code = 1
-
-
-def task_from_record(result: EvaluationResult, record_path: Path) -> LoadedTask:
-    """Rebuild the task as it was resolved for the run (not by re-reading the YAML, which may have changed)."""
-    config = result.task_config or {}
-    try:
-        definition = TaskDefinition.model_validate(config.get("resolved") or {})
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise RegradeError(
-            f"{record_path}: the recorded task config no longer validates ({where}: {first['msg']}); "
-            "grade it with `evaluate TASK_YAML WORKDIR` instead"
-        ) from None
-    source = Path(str(config.get("source_file") or record_path))
-    return LoadedTask(definition, source, suite_id=result.suite_id, row_id=result.row_id, row=config.get("row"))
 
 
 def recorded_commands(task: LoadedTask, result: EvaluationResult) -> list[str]:
@@ -81,6 +61,13 @@ def _workspace(result: EvaluationResult, out_dir: Path) -> Path:
     return fallback
 
 
+def _recorded_cli_log(out_dir: Path) -> RecordedCliLog | None:
+    """The harness's record of the unit's record_cli calls; a run from before it existed has none, and
+    `cli_called` then reads the workspace copy (and says it is agent-writable)."""
+    path = out_dir / CLI_CALLS
+    return RecordedCliLog(path) if path.exists() or path.is_symlink() else None
+
+
 def _status(prior: EvaluationResult, fresh: FinalStatus) -> FinalStatus:
     if prior.final_status.is_execution_fact:
         return prior.final_status
@@ -89,27 +76,53 @@ def _status(prior: EvaluationResult, fresh: FinalStatus) -> FinalStatus:
     return fresh
 
 
-def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -> EvaluationResult:
-    """Grade the preserved workspace with the recorded trajectory; keep task.execute.json."""
+def _noted(prior: EvaluationResult, note: str | None) -> RecordNotes | None:
+    if note is None:
+        return prior.record_notes
+    notes = prior.record_notes or RecordNotes()
+    return notes.model_copy(update={"mapped": [*notes.mapped, note]}) if note not in notes.mapped else notes
+
+
+def regrade_in_place(
+    prior: EvaluationResult, task: LoadedTask, out_dir: Path, run_dir: Path, *, note: str | None = None
+) -> EvaluationResult:
+    """Grade the preserved workspace with the recorded trajectory; keep task.execute.json.
+
+    `note` says how the task was obtained when that is worth recording (kept in `record_notes`)."""
     clock = time.monotonic()
     log = TaskLog()
     workspace = _workspace(prior, out_dir)
-    sandbox = Sandbox(
-        task.definition.sandbox, task_dir=task.task_dir, task_file=task.source_file, artifacts_dir=workspace
-    )
-    sandbox.adopt(workspace)
-    ref_dir = reference_source(task)
-    with staged_reference(ref_dir, task_file=task.source_file) as (reference, _digest):
-        ctx = CheckContext(
-            root=workspace,
-            ignore=sandbox.ignore,
-            task_dir=task.task_dir,
-            reference_dir=reference,
-            turns=prior.iterations,
-            base_env=sandbox.env(),
-        )
-        outcome = grade(list(task.definition.success_criteria), ctx)
-    post = prior.post_run_results or run_post(sandbox, task.definition.post_run, log, {"TASK_DIR": str(task.task_dir)})
+    scratch = out_dir / SCRATCH_DIR
+    try:
+        with grading_sandbox(task, workspace, scratch, run_dir, log) as graded_in:
+            guard = graded_in.guard
+            ctx = CheckContext(
+                root=workspace,
+                ignore=graded_in.sandbox.ignore,
+                task_dir=task.task_dir,
+                reference_dir=graded_in.reference,
+                turns=prior.iterations,
+                environment=graded_in.sandbox.live,
+                command_dirs=graded_in.command_dirs,
+                # a grade with no unit around it still ends its file reads within the task's timeout
+                deadline=Deadline(task.definition.run_limits.task_timeout),
+                cli_log=_recorded_cli_log(out_dir),
+                scrubber=guard.scrubber,
+                grading=guard,
+            )
+            outcome = grade(list(task.definition.success_criteria), ctx)
+            graded_in.check_reference()
+            task_env = {"TASK_DIR": graded_in.command_dirs["TASK_DIR"]}
+            if not prior.post_run_results:
+                guard.settle()  # nothing the criteria started lives into post_run
+            post = prior.post_run_results or [
+                scrub_command(r, guard.scrubber)
+                for r in run_post(graded_in.sandbox, task.definition.post_run, log, task_env)
+            ]
+    except (SetupError, ReferenceTamperedError) as exc:
+        raise RegradeError(f"{out_dir}: cannot grade the preserved workspace: {exc}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     status = _status(prior, outcome.status)
     score = 0.0 if status.is_execution_fact else outcome.weighted_score
     for r in outcome.results:
@@ -123,6 +136,7 @@ def regrade_in_place(prior: EvaluationResult, task: LoadedTask, out_dir: Path) -
             "post_run_results": post,
             "environment_info": env,
             "error_message": prior.error_message or ("; ".join(outcome.problems) or None),
+            "record_notes": _noted(prior, note),
         }
     )
     execute_copy = out_dir / TASK_EXECUTE_JSON

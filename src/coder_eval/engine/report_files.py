@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from coder_eval.common.spool import TextSpool
 from coder_eval.errors import RecordError, UsageError
+from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary, SkippedTask
 from coder_eval.records.atomic import write_chunks_atomic, write_text_atomic
@@ -35,6 +36,7 @@ from coder_eval.records.layout import (
     find_task_results,
     suite_dir,
 )
+from coder_eval.records.legacy import conversion_lines
 from coder_eval.records.store import read_run_summary, read_task_result, read_task_results
 from coder_eval.records.summary import SummaryBuilder, list_spliced_chunks, nested_json, row_json, run_json_chunks
 
@@ -112,8 +114,11 @@ def write_experiment_reports(
     experiment: ExperimentDefinition,
     results: list[EvaluationResult] | HeldResults,
     duration: float,
-) -> None:
+) -> list[str]:
     """Aggregates as JSON for machines; statistics only in the Markdown/HTML, computed when rendering.
+
+    Returns the comparison's verdict lines (empty when there is nothing to compare), which the
+    end of a run prints.
 
     The statistical reports (and SciPy, which takes seconds to import) are only produced when
     there is something to compare: several variants, or replicates of a task. A single-arm,
@@ -143,7 +148,10 @@ def write_experiment_reports(
 
         whole = result.model_copy(update={"task_summaries": kept})
         write_text_atomic(run_dir / "experiment.md", render_experiment_markdown(whole))
-        write_text_atomic(run_dir / "experiment.html", render_experiment_html(whole))
+        write_text_atomic(run_dir / "experiment.html", render_experiment_html(whole, links=(("run report", "run.md"),)))
+        verdicts = _verdicts(whole)
+    else:
+        verdicts = []
     for variant_id, aggregate in result.variant_aggregates.items():
         if aggregate.tasks_run:
             target = run_dir / variant_id
@@ -151,6 +159,22 @@ def write_experiment_reports(
             if comparable:  # the per-row tables of these pages want the variant's rows at hand
                 own = [r for r in _in_order(results) if r.variant_id == variant_id]
                 _write_variant_pages(target, aggregate, own)
+    return verdicts
+
+
+def _verdicts(result: ExperimentResult) -> list[str]:
+    """The two-arm verdict, or the ranking's, as printed under a run."""
+    from coder_eval.experiments.analysis import compare_two_arms
+
+    comparison = compare_two_arms(result)
+    if comparison is not None:
+        return [comparison.verdict]
+    if len(result.variant_ids) > 2:
+        from coder_eval.experiments.ranking import rank_arms
+
+        ranking = rank_arms(result)
+        return [ranking.verdict + "."] if ranking is not None else []
+    return []
 
 
 def _by_task(results: list[EvaluationResult] | HeldResults) -> Iterator[EvaluationResult]:
@@ -168,7 +192,8 @@ def _write_variant_pages(target: Path, aggregate: VariantAggregate, rows: list[E
     from coder_eval.reports.experiment_markdown import render_variant_markdown
 
     write_text_atomic(target / "variant.md", render_variant_markdown(aggregate, rows))
-    write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows))
+    links = (("experiment", "../experiment.html"), ("run report", "../run.md"))
+    write_text_atomic(target / "variant.html", render_variant_html(aggregate, rows, links=links))
 
 
 # --- suite files ------------------------------------------------------------------------------
@@ -251,39 +276,57 @@ def suite_gates_on_disk(run_dir: Path, paths: list[Path] | None = None) -> list[
     return suite_gate_entries(rollups)
 
 
-def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path]]:
-    """Markdown goes to stdout (returned) unless `output`; html and junit are written to files."""
+def with_conversions(summary: RunSummary, results: list[EvaluationResult]) -> RunSummary:
+    """`summary` naming every conversion its records needed (a reference run.json records none)."""
+    lines = [*summary.record_conversions]
+    lines += [line for line in conversion_lines(r.record_notes for r in results) if line not in lines]
+    return summary.model_copy(update={"record_conversions": lines}) if lines else summary
+
+
+def render_report(run_dir: Path, fmt: ReportFormat, output: Path | None) -> tuple[str | None, list[Path], list[str]]:
+    """Markdown goes to stdout (returned) unless `output`; html and junit are written to files.
+
+    The third value lists the conversions records in another format needed (also in the report)."""
     _check_run_dir(run_dir)
     summary = read_run_summary(run_dir)
     found = find_run_files(run_dir, TASK_JSON, SUITE_JSON)  # one walk for both kinds of record
     results, _warnings = read_task_results(run_dir, [p for p in found if p.name == TASK_JSON])
+    summary = with_conversions(summary, results)
+    notes = summary.record_conversions
     if fmt == "md":
         from coder_eval.reports.markdown import render_run_markdown
 
         text = render_run_markdown(summary, results)
         if output is None:
-            return text, []
+            return text, [], notes
         write_text_atomic(output, text)
-        return None, [output]
+        return None, [output], notes
     if fmt == "junit":
         target = output or run_dir / "junit.xml"
         gates = suite_gates_on_disk(run_dir, [p for p in found if p.name == SUITE_JSON])
         write_text_atomic(target, junit_text(run_dir, summary, results, gates))
-        return None, [target]
+        return None, [target], notes
     from coder_eval.reports.html import render_run_html, render_task_html
 
     written: list[Path] = []
     paths = find_task_results(run_dir)
     if output is not None and len(paths) == 1:
         write_text_atomic(output, render_task_html(read_task_result(paths[0])))
-        return None, [output]
+        return None, [output], notes
+    run_html = output or run_dir / "run.html"
+    experiment = run_dir / "experiment.html"
+    pages: dict[tuple[str, str, int], str] = {}
     for path in paths:
         target = path.with_name("task.html")
-        write_text_atomic(target, render_task_html(read_task_result(path)))
+        result = read_task_result(path)
+        up = _relative(run_html, target.parent)
+        links = [("run", up)] + ([("experiment", _relative(experiment, target.parent))] if experiment.is_file() else [])
+        write_text_atomic(target, render_task_html(result, links=tuple(links)))
+        pages[(result.variant_id, result.task_id, result.replicate_index)] = _relative(target, run_html.parent)
         written.append(target)
-    run_html = output or run_dir / "run.html"
-    write_text_atomic(run_html, render_run_html(summary, results))
-    return None, [run_html, *written]
+    run_links = (("experiment", _relative(experiment, run_html.parent)),) if experiment.is_file() else ()
+    write_text_atomic(run_html, render_run_html(summary, results, links=run_links, task_pages=pages))
+    return None, [run_html, *written], notes
 
 
 def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]]:
@@ -303,3 +346,10 @@ def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]
     target.mkdir(parents=True, exist_ok=True)
     summary = write_run_files(target, results, run_id=run_dir.name, skipped=skipped, max_parallel=max_parallel)
     return summary, warnings
+
+
+def _relative(target: Path, start: Path) -> str:
+    """`target` as an href relative to the directory `start` (pages link each other relatively)."""
+    import os
+
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()

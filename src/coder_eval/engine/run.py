@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,7 +22,9 @@ from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
+from coder_eval.engine.route_check import RunRoutes
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
+from coder_eval.engine.unit_checks import RunChoices, check_backend_flags, check_units, show_warnings
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.compat import LoadWarning
@@ -30,8 +33,9 @@ from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
+from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.compact import HeldResults, held_from_run_dir
-from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id, point_latest
+from coder_eval.records.layout import DEFAULT_RUNS_DIR, RUN_PLAN, default_run_dir, new_run_id, point_latest
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
@@ -85,7 +89,7 @@ class RunOutcome:
         if not self.suite_gates_ok:
             return 1
         s = self.summary
-        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self._grading or s.tasks_not_graded == 0) else 1
+        return 0 if s.tasks_failed == s.tasks_error == 0 and (not self.grading or s.tasks_not_graded == 0) else 1
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """run.json's rows in order, rebuilt one at a time from the held copies."""
@@ -93,8 +97,13 @@ class RunOutcome:
 
         return (task_row(r) for r in self.results.ordered())
 
-    _grading: bool = True
+    grading: bool = True
+    """False for `execute`: rows not graded are expected then."""
     suite_gates_ok: bool = True
+    failed_gates: list[str] = field(default_factory=list)
+    """`variant/suite: detail` for every suite gate that failed (they make the exit code 1)."""
+    verdicts: list[str] = field(default_factory=list)
+    """The experiment's comparison verdicts, one line per compared arm (empty for a single arm)."""
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -152,28 +161,6 @@ def _gateway_spec(
     )
 
 
-def _providers_for(units: list[RunUnit], backend: str, experiment: ExperimentDefinition) -> ProviderSet | None:
-    """The run's provider profiles, when some unit calls a model (reading providers.yaml costs nothing else)."""
-    if not any(_speaks_to_a_model(u.agent.type) or _judged_by_a_model(u) for u in units):
-        return None
-    from coder_eval.engine.provider_config import run_providers
-
-    return run_providers(backend, experiment)
-
-
-def _route_refusals(units: list[RunUnit], request: RunRequest, providers: ProviderSet | None) -> list[TaskConfigError]:
-    """The units whose model calls would have nowhere to go, as `plan` reports them."""
-    if providers is None:
-        return []
-    from coder_eval.agents.registry import AGENTS
-    from coder_eval.engine.provider_config import provider_environment
-    from coder_eval.engine.route_check import unit_refusals
-
-    kinds = [k for k in (AGENTS.find(t) for t in {u.agent.type for u in units}) if k is not None]
-    env = provider_environment(providers, kinds)
-    return unit_refusals(units, resolve_backend(request.backend), providers, env)
-
-
 def _judged_by_a_model(unit: RunUnit) -> bool:
     from coder_eval.models.results import JUDGE_TYPES
 
@@ -202,7 +189,7 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
     out = []
     for unit, prior in owed:
         try:
-            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir)))
+            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir), run_dir))
         except RegradeError as exc:
             note = f"grading on resume failed: {exc}"
             out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))
@@ -210,7 +197,9 @@ def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -
 
 
 def run_pipeline(
-    request: RunRequest, observer: BatchObserver | None = None, on_plan: Callable[[int], None] | None = None
+    request: RunRequest,
+    observer: BatchObserver | None = None,
+    on_plan: Callable[[int, Path], None] | None = None,
 ) -> RunOutcome:
     """Run (or execute) every selected task; records are written as each unit finishes."""
     started = datetime.now(UTC)
@@ -224,11 +213,19 @@ def run_pipeline(
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
-    providers = _providers_for(units, resolve_backend(request.backend), plan.experiment)
-    load_errors = [*report.errors, *plan.errors, *_route_refusals(units, request, providers)]
+    from coder_eval.sandbox.env_allowlist import warn_withheld_credentials
+
+    warn_withheld_credentials({n: None for u in units for n in u.task.definition.sandbox.passthrough()})
+    backend = resolve_backend(request.backend)
+    routes = RunRoutes.for_units(backend, [*units, *plan.held_back], plan.experiment)
+    checks = check_units([*units, *plan.held_back], RunChoices(backend, request.oracle), routes)
+    load_errors = [*report.errors, *plan.errors, *checks.errors()]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))
+    check_backend_flags(backend, request.cassettes)
+    show_warnings(checks)
     skipped = list(report.skipped)
+    executor = get_executor(request.executor, request.executor_settings)
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
     planned = len(units)
@@ -238,13 +235,17 @@ def run_pipeline(
         split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
         prior.extend(split.done + _regrade_owed(split.to_grade, run_dir))  # what the reports read of them
         units = split.to_run
+    write_text_atomic(
+        run_dir / RUN_PLAN,
+        json.dumps({"units_planned": planned, "units_to_run": len(units), "start_time": started.isoformat()}),
+    )
     if on_plan is not None:
-        on_plan(len(units))
+        on_plan(len(units), run_dir)
     _load_agents(units)
     from coder_eval.engine.pricing_check import warn_unpriced
 
-    warn_unpriced(units, resolve_backend(request.backend))
-    executor = get_executor(request.executor, request.executor_settings)
+    warn_unpriced(units, backend)
+    providers = routes.providers if routes is not None else None
     spec = _gateway_spec(request, units, run_dir, plan.experiment, providers)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     options = RunOptions(
@@ -290,19 +291,24 @@ def run_pipeline(
             interrupted=interrupted,
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
+        (run_dir / RUN_PLAN).unlink(missing_ok=True)  # run.json carries units_planned now
         if interrupted and request.junit_xml is not None:
             write_junit(request.junit_xml, summary, results)
         if request.run_dir is None:
             point_latest(Path(DEFAULT_RUNS_DIR), run_dir)
     rollups = _suite_rollups(report.tasks, results, run_dir) if request.grade else []
-    write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
+    verdicts = write_experiment_reports(run_dir, plan.experiment, results, summary.total_duration_seconds)
     if request.junit_xml is not None:
         from coder_eval.suites import suite_gate_entries
 
         write_junit(request.junit_xml, summary, results, suite_gate_entries(rollups))
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
-    outcome._grading = request.grade
+    outcome.grading = request.grade
+    outcome.verdicts = verdicts
     outcome.suite_gates_ok = all(r.passed for r in rollups)
+    from coder_eval.suites import suite_gate_entries
+
+    outcome.failed_gates = [f"{name}: {detail}" for name, ok, detail in suite_gate_entries(rollups) if not ok]
     return outcome
 
 

@@ -7,8 +7,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder_eval.engine.experiment_plan import ExperimentPlan, PlanInputs, plan_units
 from coder_eval.engine.preflight import environment_warnings
-from coder_eval.errors import TaskConfigError
+from coder_eval.engine.route_check import RunRoutes
+from coder_eval.engine.unit_checks import RunChoices, check_units
+from coder_eval.engine.units import RunUnit
+from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.loading.static_checks import task_problems, task_warnings
@@ -24,20 +28,28 @@ class FilePlan:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What will happen that is worth knowing before a run (e.g. which route each judge uses)."""
+    problems: list[Problem] = field(default_factory=list)
+    """What resolution and the unit checks found: the file loads, but `run` would refuse it."""
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.error is None and not self.problems
 
 
 @dataclass
 class PlanReport:
     files: list[FilePlan]
     environment: list[str]
+    units: ExperimentPlan | None = None
+    """The units `run` would start for the same inputs (None when no file loaded)."""
+    other_errors: list[TaskConfigError] = field(default_factory=list)
+    """Resolution errors that belong to no listed task file."""
+    routes: RunRoutes | None = None
+    """Where the units' model calls go under the chosen backend (None when no file loaded)."""
 
     @property
     def ok(self) -> bool:
-        return all(f.ok for f in self.files)
+        return all(f.ok for f in self.files) and not self.other_errors
 
 
 def plan_file(path: Path) -> FilePlan:
@@ -91,7 +103,18 @@ def judge_notes(task: TaskDefinition, backend: str | None = None) -> list[str]:
     return notes
 
 
-def plan(paths: list[str], *, cwd: Path | None = None, backend: str | None = None) -> PlanReport:
+def plan(
+    paths: list[str],
+    *,
+    cwd: Path | None = None,
+    inputs: PlanInputs | None = None,
+    choices: RunChoices | None = None,
+) -> PlanReport:
+    """Load every file, resolve every task as `run` would for these inputs, and check the units.
+
+    Each file's verdict counts everything `run` refuses for it: load errors, resolution errors
+    (under the experiment, -D, -T, --driver) and the unit checks for the chosen backend; each file's
+    notes say the network policy its units get and the model route they take."""
     probe = _probe_bubblewrap()
     try:
         files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
@@ -101,46 +124,51 @@ def plan(paths: list[str], *, cwd: Path | None = None, backend: str | None = Non
     for f in files:
         if f.tasks:
             f.notes.append(network_note(f.tasks[0].definition))
-    _check_routes(files, backend)
-    return PlanReport(files, environment_warnings(definitions))
+    report = PlanReport(files, environment_warnings(definitions))
+    tasks = [t for f in files for t in f.tasks]
+    if tasks:
+        report.units = plan_units(tasks, inputs or PlanInputs(), cwd=cwd)
+        chosen = choices or RunChoices()
+        units = [*report.units.units, *report.units.held_back]
+        report.routes = RunRoutes.for_units(chosen.backend, units, report.units.experiment)
+        checks = check_units(units, chosen, report.routes)
+        _attach(report, [*report.units.errors, *checks.errors()], checks.warnings)
+        if report.routes is not None:
+            _route_notes(report, report.routes, units)
+    return report
 
 
-def _check_routes(files: list[FilePlan], backend: str | None) -> None:
-    """Each task's model route in its notes; a task whose agent has no usable route is refused.
-
-    Refused when the backend is named (`-b`, or API_BACKEND); with none named the default (direct)
-    is checked and what it would refuse is a warning, so `plan` alone still validates offline.
-    """
-    import os
-
-    from coder_eval.engine.gateway_spec import resolve_backend
-
-    named = backend is not None or bool(os.environ.get("API_BACKEND"))
-    chosen = resolve_backend(backend)
-    speaking = [f for f in files if f.tasks and _speaks(f.tasks[0].definition)]
-    if not speaking:
-        return
-    from coder_eval.agents.registry import AGENTS
-    from coder_eval.engine.provider_config import provider_environment, run_providers
-    from coder_eval.engine.route_check import route_lines
-
-    providers = run_providers(chosen)
-    kinds = [k for k in (AGENTS.find(f.tasks[0].definition.agent_type or "claude-code") for f in speaking) if k]
-    env = provider_environment(providers, kinds)
-    for f in speaking:
-        lines, problems = route_lines(f.tasks[0].definition, chosen, providers, env)
-        f.notes += [f"under -b {chosen}, {line}" for line in lines]
-        if problems and named:
-            f.error = TaskConfigError(f.path, problems)
-        elif problems:
-            f.warnings += [f"{p.render()}; `run` refuses it, `plan -b {chosen}` too" for p in problems]
+def _route_notes(report: PlanReport, routes: RunRoutes, units: list[RunUnit]) -> None:
+    """Each file's notes gain the model route of its units (one line per distinct route)."""
+    by_path = {f.path.resolve(): f for f in report.files}
+    variants = {u.variant_id for u in units}
+    for unit in units:
+        target = by_path.get(unit.task.source_file.resolve())
+        if target is None or unit.replicate_index:
+            continue
+        lines, _ = routes.check(unit.agent.type, unit.agent.model)
+        prefix = f"variant {unit.variant_id}: " if len(variants) > 1 else ""
+        for line in lines:
+            note = f"{prefix}under -b {routes.backend}, {line}"
+            if note not in target.notes:
+                target.notes.append(note)
 
 
-def _speaks(task: TaskDefinition) -> bool:
-    from coder_eval.agents.registry import AGENTS
-
-    kind = AGENTS.find(task.agent_type or "claude-code")
-    return kind is not None and bool(kind.protocols) and not kind.model_less
+def _attach(report: PlanReport, errors: list[TaskConfigError], warnings: dict[Path, list[str]]) -> None:
+    """Each error and warning under the file it belongs to."""
+    by_path = {f.path.resolve(): f for f in report.files}
+    for error in errors:
+        target = by_path.get(Path(error.file).resolve()) if error.file is not None else None
+        if target is None:
+            report.other_errors.append(error)
+            continue
+        for problem in error.problems:
+            if problem not in target.problems:
+                target.problems.append(problem)
+    for path, lines in warnings.items():
+        target = by_path.get(path.resolve())
+        if target is not None:
+            target.warnings.extend(w for w in lines if w not in target.warnings)
 
 
 def network_note(task: TaskDefinition) -> str:

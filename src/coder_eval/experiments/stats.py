@@ -13,11 +13,13 @@ Nothing here is written to experiment.json; reports recompute it from `per_repli
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 from scipy import stats  # type: ignore[import-untyped]
+
+from coder_eval.experiments.verdict import Evidence, Verdict, decide, replicate_variance, replicates_needed, sentence
 
 CONFIDENCE = 0.95
 BOOTSTRAP_SEED = 20240531
@@ -75,11 +77,42 @@ class PairedComparison:
     tasks_excluded: int
     unmeasured_rows: int
     confidence: float = CONFIDENCE
+    min_replicates: int = 0
+    """Fewest measured replicates of any compared task in either arm."""
+    replicate_variance: float | None = None
+    """Pooled variance of replicate scores within a (task, arm); None with one replicate each."""
 
     @property
     def n(self) -> int:
         """Tasks compared."""
         return len(self.tasks)
+
+    @property
+    def decision(self) -> Verdict:
+        """The verdict (experiments/verdict.py: the one rule), with the power estimate when undecided."""
+        evidence = self.evidence()
+        verdict = decide(evidence)
+        if verdict.outcome == "inconclusive":
+            hint = replicates_needed(evidence, self.differences, self.replicate_variance)
+            verdict = replace(verdict, more_replicates=hint)
+        return verdict
+
+    def evidence(self) -> Evidence:
+        ci = self.interval
+        return Evidence(
+            label_a=self.label_a,
+            label_b=self.label_b,
+            tasks=self.n,
+            min_replicates=self.min_replicates,
+            mean_difference=self.mean_difference,
+            low=ci.low if ci else None,
+            high=ci.high if ci else None,
+            t_pvalue=self.t_pvalue,
+            ties=self.ties,
+            confidence=self.confidence,
+            b_better=self.b_better,
+            a_better=self.a_better,
+        )
 
     @property
     def verdict(self) -> str:
@@ -172,6 +205,8 @@ def paired_comparison(
         tasks_excluded=excluded,
         unmeasured_rows=unmeasured_rows,
         confidence=confidence,
+        min_replicates=min((min(len(scores_a[t]), len(scores_b[t])) for t in tasks), default=0),
+        replicate_variance=replicate_variance([scores_a, scores_b], tasks),
     )
 
 
@@ -208,33 +243,12 @@ def signed(value: float, digits: int = 2) -> str:
 
 
 def paired_verdict(comparison: PairedComparison) -> str:
-    """A plain-language verdict driven by whether the CI of the mean difference excludes zero."""
-    sentence = _verdict_core(comparison)
+    """The verdict sentence: outcome, N, the test's p and the interval side by side (verdict.py)."""
+    text = sentence(comparison.evidence(), comparison.decision)
     if comparison.unmeasured_rows:
         rows = "row" if comparison.unmeasured_rows == 1 else "rows"
-        sentence += f" ({comparison.unmeasured_rows} unmeasured {rows} excluded)"
-    return sentence + "."
-
-
-def _verdict_core(c: PairedComparison) -> str:
-    a, b, level = c.label_a, c.label_b, f"{c.confidence * 100:.0f}%"
-    if c.interval is None or c.n < 2:
-        return f"Too few tasks measured in both {a} and {b} ({c.n}) to compare them; run more tasks"
-    if c.ties == c.n:
-        return f"No difference between {a} and {b}: identical mean scores on all {c.n} tasks"
-    ci = c.interval
-    if ci.excludes_zero():
-        if ci.mean > 0:
-            return f"{b} better than {a} on {c.b_better} of {c.n} tasks; {_mean_ci(ci.mean, ci.low, ci.high, level)}"
-        return f"{a} better than {b} on {c.a_better} of {c.n} tasks; {_mean_ci(-ci.mean, -ci.high, -ci.low, level)}"
-    return (
-        f"No detectable difference between {a} and {b} ({_mean_ci(ci.mean, ci.low, ci.high, level)}); "
-        "more replicates or tasks would narrow it"
-    )
-
-
-def _mean_ci(mean: float, low: float, high: float, level: str) -> str:
-    return f"mean {signed(mean)}, {level} CI [{signed(low)}, {signed(high)}]"
+        text += f" ({comparison.unmeasured_rows} unmeasured {rows} excluded)"
+    return text + "."
 
 
 def _flatten(scores: Mapping[str, Sequence[float]], tasks: Sequence[str]) -> list[float]:

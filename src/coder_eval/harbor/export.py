@@ -7,8 +7,10 @@ What we write:
 - `environment/`: the task's Dockerfile and its build context (or `FROM <image>`), then the
   task's starting files, packages and pre_run commands baked in as image layers;
 - `tests/`: a grader-only copy of the task (`coder-eval-task.json`, agent `none`), the reference when a
-  criterion needs it, and `test.sh`, which runs `coder-eval evaluate` on the workspace and turns
-  the graded task.json into the reward with `coder-eval harbor reward`;
+  criterion needs it, a wheel of this Coder Eval (`wheels/`, see `wheel.py`: the registry's
+  `coder-eval` is another project), and `test.sh`, which installs that wheel, runs
+  `coder-eval evaluate` on the workspace and turns the graded task.json into the reward with
+  `coder-eval harbor reward`;
 - `solution/`: the reference directory and a `solve.sh` that copies it into the workspace.
 
 Criteria that read the agent's trajectory cannot be graded from the workspace alone and are left
@@ -30,6 +32,7 @@ from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.harbor.network import export_network
 from coder_eval.harbor.toml_text import TomlValue, dumps
+from coder_eval.harbor.wheel import build_wheel
 from coder_eval.loading.loader import SelectOptions, load_tasks
 from coder_eval.models.sandbox import RepoSource, StarterFilesSource, TemplateDirSource
 from coder_eval.models.task import TaskDefinition
@@ -47,16 +50,35 @@ TESTS_DIR="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 WORKDIR="${{CODER_EVAL_WORKDIR:-{workdir}}}"
 LOGS="${{HARBOR_VERIFIER_LOGS:-/logs/verifier}}"
 mkdir -p "$LOGS"
-if ! command -v coder-eval >/dev/null 2>&1; then
-  python3 -m pip install --quiet "coder-eval=={version}" || {{
-    echo '{{"reward": 0.0}}' > "$LOGS/reward.json"
-    echo "coder-eval {version} could not be installed in the verifier" >&2
-    exit 1
-  }}
+# The grader is the Coder Eval that exported this task, carried as a wheel: the registry's
+# `coder-eval` is another project. Its dependencies come from the image or the package index.
+WHEEL="$TESTS_DIR/wheels/{wheel}"
+PY="${{CODER_EVAL_PYTHON:-python3}}"
+# Already installed, file for file? Then nothing is installed (the image may have baked it in).
+same() {{
+  "$PY" - "$WHEEL" >/dev/null 2>&1 <<'PYEOF'
+import pathlib, sys, zipfile
+import coder_eval
+root = pathlib.Path(coder_eval.__file__).parent
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for name in wheel.namelist():
+        if name.startswith("coder_eval/") and not name.endswith("/"):
+            path = root / name[len("coder_eval/"):]
+            if not path.is_file() or path.read_bytes() != wheel.read(name):
+                sys.exit(1)
+PYEOF
+}}
+install() {{
+  "$PY" -m pip install --quiet "$WHEEL" && "$PY" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
+}}
+if ! same && ! install; then
+  echo '{{"reward": 0.0}}' > "$LOGS/reward.json"
+  echo "the carried Coder Eval {version} ($WHEEL) could not be installed in the verifier" >&2
+  exit 1
 fi
 rm -rf "$LOGS/coder-eval"
-coder-eval evaluate "$TESTS_DIR/{grader}" "$WORKDIR" --in-place --run-dir "$LOGS/coder-eval"
-coder-eval harbor reward "$LOGS/coder-eval" -o "$LOGS/reward.json"
+"$PY" -m coder_eval evaluate "$TESTS_DIR/{grader}" "$WORKDIR" --in-place --run-dir "$LOGS/coder-eval"
+"$PY" -m coder_eval harbor reward "$LOGS/coder-eval" -o "$LOGS/reward.json"
 """
 
 SOLVE_SH = """#!/usr/bin/env bash
@@ -213,6 +235,24 @@ def _toml(unit: RunUnit, not_exported: list[str]) -> str:
     )
 
 
+_WHEEL_CACHE: dict[str, bytes] = {}
+
+
+def carried_wheel(directory: Path) -> Path:
+    """This installation's wheel in `directory` (built once per process, copied for each task)."""
+    import tempfile
+
+    if "wheel" not in _WHEEL_CACHE:
+        with tempfile.TemporaryDirectory() as tmp:
+            built = build_wheel(Path(tmp))
+            _WHEEL_CACHE["wheel"] = built.read_bytes()
+            _WHEEL_CACHE["name"] = built.name.encode()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / _WHEEL_CACHE["name"].decode()
+    path.write_bytes(_WHEEL_CACHE["wheel"])
+    return path
+
+
 def _export_unit(unit: RunUnit, target: Path) -> ExportedTask:
     d = unit.task.definition
     workdir = _workdir(d)
@@ -227,8 +267,9 @@ def _export_unit(unit: RunUnit, target: Path) -> ExportedTask:
     tests.mkdir()
     # JSON (a YAML subset) so directory discovery never mistakes the grader copy for a second task.
     (tests / GRADER).write_text(json.dumps(grader, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    wheel = carried_wheel(tests / "wheels")
     (tests / "test.sh").write_text(
-        TEST_SH.format(workdir=workdir, version=__version__, grader=GRADER), encoding="utf-8"
+        TEST_SH.format(workdir=workdir, version=__version__, grader=GRADER, wheel=wheel.name), encoding="utf-8"
     )
     (tests / "test.sh").chmod(0o755)
     if d.reference is not None:

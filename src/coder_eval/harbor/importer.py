@@ -8,6 +8,9 @@ Each Harbor task becomes `OUT/<name>/task.yaml` beside copies of its `environmen
 - the verifier is one `run_command` criterion: it copies `tests/` to `/tests`, runs `test.sh` and
   prints the reward it wrote (`/logs/verifier/reward.txt`, or `reward` in `reward.json`) as the
   score (`score_from_stdout`), so a partial reward is a partial score;
+- the agent block is terminal-ready: Harbor tasks are solved in a shell, and Claude Code under
+  `acceptEdits` refuses commands not in `allowed_tools`, so the block lists the shell and file
+  tools (`TERMINAL_AGENT`); edit it for another agent;
 - the solution directory is the task's reference (a task exported by coder-eval keeps its
   reference files in `solution/files/`, which is used instead).
 """
@@ -34,6 +37,14 @@ if [ -s "$L/reward.txt" ]; then head -n 1 "$L/reward.txt"
 elif [ -s "$L/reward.json" ]; then
   python3 -c 'import json, sys; print(float(json.load(open(sys.argv[1])).get("reward", 0)))' "$L/reward.json"
 else echo 0; fi"""
+
+
+TERMINAL_AGENT: dict[str, Any] = {
+    "type": "claude-code",
+    "permission_mode": "acceptEdits",
+    "allowed_tools": ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS"],
+}
+"""The agent block of an imported task: every tool a terminal task needs is allowed up front."""
 
 
 @dataclass
@@ -135,6 +146,7 @@ def import_one(source: Path, out: Path) -> ImportedTask:
         "description": str(task_meta.get("description") or meta.get("description") or f"Harbor task {name}"),
         "tags": _tags({**meta, **task_meta}),
         "initial_prompt": instruction.read_text(encoding="utf-8"),
+        "agent": dict(TERMINAL_AGENT),
         "sandbox": sandbox,
     }
     agent_timeout = (config.get("agent") or {}).get("timeout_sec")

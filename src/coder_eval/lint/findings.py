@@ -73,6 +73,23 @@ RULES: dict[str, Rule] = {
             "Fix the key's spelling or remove it; `coder-eval migrate FILE` rewrites legacy forms and stale keys.",
         ),
         Rule(
+            "CE108",
+            "tool-refused",
+            "warning",
+            "A criterion counts calls to a tool the agent's permissions refuse, so it cannot pass.",
+            "Allow the tool (agent.allowed_tools, e.g. Bash or Bash(mycli:*)) or change permission_mode.",
+        ),
+        Rule(
+            "CE109",
+            "agent-code-sees-reference",
+            "warning",
+            "A criterion that is shown the reference runs code, which may be the agent's: that code can "
+            "read the reference while it runs.",
+            "Keep reference-reading steps to comparison tools (diff, cmp, grep), or give the agent's code "
+            "its inputs without the reference: copy only what the check needs into $TASK_DIR, run the "
+            "agent's code in one criterion and compare its output with the reference in another.",
+        ),
+        Rule(
             "CE201",
             "passes-without-agent",
             "error",

@@ -9,6 +9,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from coder_eval.lint.findings import Finding, finding
+from coder_eval.lint.reference_rule import runs_code_with_reference
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.loading.yaml_source import LineMap, read_yaml
 from coder_eval.models.criteria import (
@@ -80,6 +81,15 @@ def _task_rules(task: LoadedTask, lines: Lines) -> Iterable[Finding]:
                     "spells out: an agent can copy it without doing the work",
                     **where,
                 )
+        exposure = runs_code_with_reference(criterion) if d.reference is not None else None
+        if exposure is not None:
+            yield finding(
+                "CE109",
+                line=lines.line(task.source_file, "success_criteria", i),
+                message=f"success_criteria[{i}] ({criterion.type}) sees the reference and {exposure}: "
+                "code the agent wrote can read the reference while it runs",
+                **where,
+            )
         if _is_text_presence(criterion) and isinstance(criterion, RunCommandCriterion):
             yield finding(
                 "CE104",
@@ -109,6 +119,12 @@ def _task_rules(task: LoadedTask, lines: Lines) -> Iterable[Finding]:
             message="every gating criterion checks for text in a file; none runs or parses what the agent made",
             **where,
         )
+    from coder_eval.engine.tool_permissions import refusal_warnings
+    from coder_eval.models.agent import DEFAULT_AGENT_KIND, parse_agent_config
+
+    agent = d.agent or parse_agent_config({"type": DEFAULT_AGENT_KIND})
+    for message in refusal_warnings(criteria, agent):
+        yield finding("CE108", line=lines.line(task.source_file, "agent"), message=message, **where)
     if d.pre_run and not d.post_run:
         for i, command in enumerate(d.pre_run):
             if _BACKGROUND.search(command.command):

@@ -225,9 +225,7 @@ def expand_dataset(
             for p in problems:
                 p.message = f"row {rid!r}: {p.message}"
             raise TaskConfigError(source, problems) from None
-        out.append(
-            LoadedTask(definition, source, suite_id=task.task_id, row_id=rid, row=row, warnings=warnings)
-        )
+        out.append(LoadedTask(definition, source, suite_id=task.task_id, row_id=rid, row=row, warnings=warnings))
     return out
 
 

@@ -133,6 +133,11 @@ def parse_criterion(value: Any) -> Any:
 SuccessCriterion = Annotated[SerializeAsAny[BaseCriterion], BeforeValidator(parse_criterion)]
 """One entry of `success_criteria`: validated by the spec model its `type` names."""
 
+BaseSuccessCriterion = BaseCriterion
+"""The spec base under the name the reference system's plugin guide uses."""
+LiveSuccessCriterion = LiveCriterion
+"""The live (early-stop) spec base under the reference system's name."""
+
 __all__ = [
     "BUILTIN_CRITERIA",
     "CRITERION_SPECS",
@@ -140,6 +145,7 @@ __all__ = [
     "LEGACY_CRITERION_ALIASES",
     "AgentJudgeCriterion",
     "BaseCriterion",
+    "BaseSuccessCriterion",
     "ClassificationMatchCriterion",
     "CliCalledCriterion",
     "CommandExecutedCriterion",
@@ -152,6 +158,7 @@ __all__ = [
     "JsonAssertion",
     "JsonCheckCriterion",
     "LiveCriterion",
+    "LiveSuccessCriterion",
     "LlmJudgeCriterion",
     "ReferenceComparisonCriterion",
     "RegexCheck",

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from coder_eval.models.base import NonBlank, StrictModel
+
+_NAMES_REFERENCE = re.compile(r"\bREFERENCE_DIR\b")
+
+
+def names_reference(text: str) -> bool:
+    """Whether a command or a path names the reference directory (`$REFERENCE_DIR`, `${REFERENCE_DIR}`)."""
+    return bool(_NAMES_REFERENCE.search(text))
 
 
 class StopEarlyPolicy(StrictModel):
@@ -57,6 +65,15 @@ class BaseCriterion(StrictModel):
     def runs_after_failure(self) -> bool:
         """True when the criterion also runs on the diagnostic path after an agent crash or timeout."""
         return self.reads_files_only
+
+    @property
+    def sees_reference(self) -> bool:
+        """Whether the reference solution is shown to this criterion while it runs (never otherwise).
+
+        The built-in rule (docs/tasks.md, "The reference at grading"): a criterion that names it. A
+        plugin's criterion that reads `ctx.reference_dir` overrides this.
+        """
+        return False
 
     @model_validator(mode="after")
     def _informational_cannot_gate_suite(self) -> BaseCriterion:

@@ -7,14 +7,16 @@ from typing import ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, RegexStr, StrictModel
-from coder_eval.models.criteria_base import BaseCriterion, LiveCriterion
+from coder_eval.models.criteria_base import BaseCriterion, LiveCriterion, names_reference
 
 
 class RunCommandCriterion(BaseCriterion):
     """Binary: a shell command exits as expected, optionally with matching stdout."""
 
     type: Literal["run_command"] = "run_command"
-    command: NonBlank = Field(description="Shell command run in the sandbox (TASK_DIR/REFERENCE_DIR in env).")
+    command: NonBlank = Field(
+        description="Shell command run in the sandbox (TASK_DIR in env; REFERENCE_DIR when the command names it)."
+    )
     timeout: float = Field(30, gt=0, description="Seconds before the command is killed (scores 0).")
     expected_exit_code: int = Field(0, description="Exit code that counts as success.")
     expected_stdout: str | None = Field(None, description="When set, stdout must also match.")
@@ -33,6 +35,10 @@ class RunCommandCriterion(BaseCriterion):
     @property
     def runs_after_failure(self) -> bool:
         return self.read_only
+
+    @property
+    def sees_reference(self) -> bool:
+        return names_reference(self.command)
 
     @model_validator(mode="after")
     def _exclusive(self) -> RunCommandCriterion:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, StrictModel, escapes_root
-from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.criteria_base import BaseCriterion, names_reference
 from coder_eval.models.sandbox import check_ignore_patterns
 from coder_eval.models.sdk_options import check_sdk_options
 
@@ -36,6 +36,10 @@ class JudgeContextFields(BaseCriterion):
     capture_transcript: bool = Field(True, description="Write the judge transcript to judge-N.yaml.")
     max_transcript_chars: int = Field(100_000, ge=1, description="Cap on captured transcript text.")
     requires_agent: ClassVar[bool] = True
+
+    @property
+    def sees_reference(self) -> bool:
+        return self.include_reference or any(names_reference(entry) for entry in self.files)
 
 
 class LlmJudgeCriterion(JudgeContextFields):
@@ -181,9 +185,16 @@ class ReferenceComparisonCriterion(BaseCriterion):
     type: Literal["reference_comparison"] = "reference_comparison"
     agent_file: NonBlank = Field(description="Agent's file, sandbox-relative (a glob when no literal match).")
     reference_file: NonBlank = Field(description="File inside reference.directory to compare against.")
-    comparison_method: Literal["ast", "token", "complexity"] = Field("ast", description="Similarity method.")
+    comparison_method: Literal["ast", "token", "complexity", "ast_shape"] = Field(
+        "ast",
+        description="Similarity method: ast, token, complexity (as the reference system scores them) or ast_shape.",
+    )
     similarity_threshold: float = Field(0.8, ge=0.0, le=1.0, description="Minimum similarity that passes.")
     reads_files_only: ClassVar[bool] = True
+
+    @property
+    def sees_reference(self) -> bool:
+        return True
 
     @field_validator("reference_file")
     @classmethod

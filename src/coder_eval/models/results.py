@@ -141,6 +141,20 @@ class EarlyStopInfo(RecordModel):
     gate_threshold: float = Field(1.0, description="Score the deciding criterion had to reach.")
 
 
+class RecordNotes(RecordModel):
+    """How a record written in another format (the reference system's, an older one) was read."""
+
+    mapped: list[str] = Field(
+        default_factory=list, description="What differed from our format and how it was read (one line each)."
+    )
+    not_mapped: list[str] = Field(
+        default_factory=list, description="What could not be carried over (dropped, or read as its default)."
+    )
+
+    def lines(self) -> list[str]:
+        return [f"mapped: {m}" for m in self.mapped] + [f"not mapped: {n}" for n in self.not_mapped]
+
+
 class EvaluationResult(RecordModel):
     """The authoritative record of one task replicate (task.json)."""
 
@@ -205,6 +219,11 @@ class EvaluationResult(RecordModel):
         default_factory=list,
         description="Preserved files holding a credential ('path: VARIABLE'); the files are kept as evidence.",
     )
+    reference_copies: list[str] = Field(
+        default_factory=list,
+        description="Files that held reference content written while a criterion saw the reference; "
+        "the content was replaced by markers (the criterion's details say so too).",
+    )
     config_fingerprint: dict[str, str] | None = Field(
         None, description="Digest per configuration field; --resume refuses a unit whose digests changed."
     )
@@ -239,6 +258,9 @@ class EvaluationResult(RecordModel):
     early_stop: EarlyStopInfo | None = Field(None, description="Why and when the agent was stopped early, if it was.")
     network: NetworkRecord | None = Field(
         None, description="The unit's network policy as it held, and every egress attempt it made."
+    )
+    record_notes: RecordNotes | None = Field(
+        None, description="Set when this record was read from another format: what was mapped and what was not."
     )
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)

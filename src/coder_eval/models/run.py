@@ -104,6 +104,10 @@ class RunSummary(RecordModel):
     )
     units_finished: int | None = Field(None, description="Units with a record when run.json was written.")
     interrupted: bool = Field(False, description="The run stopped (signal, interrupt) before every planned unit ran.")
+    record_conversions: list[str] = Field(
+        default_factory=list,
+        description="Records read from another format (the reference system's): what was mapped and what was not.",
+    )
 
     def progress_note(self) -> str | None:
         """One sentence for reports when the run is partial, else None."""

@@ -64,8 +64,10 @@ class CommandTelemetry(RecordModel):
         None, description="Canonical kind of the tool (shell, read, write, edit, patch, search, ...)."
     )
     parameters: dict[str, Any] = Field(default_factory=dict, description="The call's arguments.")
-    status: Literal["success", "error", "unknown", "unresolved"] = Field(
-        "unknown", description="How the call ended: success, error, unknown, or unresolved (no result came back)."
+    status: Literal["success", "error", "unknown", "unresolved", "refused"] = Field(
+        "unknown",
+        description="How the call ended: success, error, unknown, unresolved (no result came back), or refused "
+        "(the agent's permission layer blocked it, so it never ran).",
     )
     duration_ms: float = Field(0.0, description="Time from the call to its result.")
     sequence: int = Field(0, description="Position of the call in the task, from 0.")
@@ -157,6 +159,10 @@ class CommandStatistics(RecordModel):
         default_factory=dict, description="Canonical tool kind -> number of calls (comparable across agents)."
     )
     total_command_time_ms: float = Field(0.0, description="Sum of tool-call durations.")
+    refused_commands: int = Field(
+        0, description="Calls the agent's permission layer refused (they never ran; counted in total_commands)."
+    )
+    refused_by_tool: dict[str, int] = Field(default_factory=dict, description="Tool name -> refused calls.")
     success_rate: float | None = Field(
         None, description="Share of calls with a known outcome that succeeded; None when none had one."
     )
@@ -175,7 +181,11 @@ class CommandStatistics(RecordModel):
             by_tool[c.tool_name] = by_tool.get(c.tool_name, 0) + 1
             if c.tool_kind is not None:
                 by_kind[c.tool_kind] = by_kind.get(c.tool_kind, 0) + 1
-        decided = [c for c in commands if c.status in ("success", "error")]
+        refused: dict[str, int] = {}
+        for c in commands:
+            if c.status == "refused":
+                refused[c.tool_name] = refused.get(c.tool_name, 0) + 1
+        decided = [c for c in commands if c.status in ("success", "error", "refused")]
         rate = sum(c.status == "success" for c in decided) / len(decided) if decided else None
         slowest = sorted(commands, key=lambda c: c.duration_ms, reverse=True)[:5]
         return cls(
@@ -183,6 +193,8 @@ class CommandStatistics(RecordModel):
             commands_by_tool=by_tool,
             commands_by_kind=by_kind,
             total_command_time_ms=sum(c.duration_ms for c in commands),
+            refused_commands=sum(refused.values()),
+            refused_by_tool=refused,
             success_rate=rate,
             slowest_commands=[{"tool_name": c.tool_name, "duration_ms": c.duration_ms} for c in slowest],
         )

@@ -9,8 +9,13 @@ from pathlib import Path
 TASK_JSON = "task.json"
 TASK_EXECUTE_JSON = "task.execute.json"
 TASK_LOG = "task.log"
+CLI_CALLS = "cli_calls.jsonl"
+"""The harness's log of a unit's record_cli calls (the one `cli_called` reads), beside task.json."""
 RUN_JSON = "run.json"
 RUN_MD = "run.md"
+RUN_PLAN = "run-plan.json"
+"""Written when a run starts (units planned, units to run now) so a live view can show the total;
+removed once run.json, which carries the same figures, is written."""
 SUITE_JSON = "suite.json"
 SUITE_MD = "suite.md"
 ARTIFACTS_DIR = "artifacts"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -12,6 +13,10 @@ from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import RUN_JSON, TASK_JSON, find_task_results
+from coder_eval.records.legacy import read_run_record, read_task_record
+
+OWN_RECORD_MARKER = b'"secrets_in_artifacts"'
+"""A key every task.json we write has and the reference's never do: such a record takes the fast path."""
 
 
 def write_task_result(directory: Path, result: EvaluationResult) -> Path:
@@ -21,10 +26,23 @@ def write_task_result(directory: Path, result: EvaluationResult) -> Path:
 
 
 def read_task_result(path: Path) -> EvaluationResult:
+    """A task.json; one in another format (the reference system's) is converted, with notes on the result."""
     try:
-        return EvaluationResult.model_validate_json(path.read_bytes())
+        data = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if OWN_RECORD_MARKER in data:
+        try:
+            return EvaluationResult.model_validate_json(data)
+        except ValidationError:
+            pass  # written by us but not readable as is (an older version): the converter says what it changed
+    try:
+        raw = json.loads(data)
+        if not isinstance(raw, dict):
+            raise RecordError(f"{path} is not a valid task record (not a JSON object)")
+        return read_task_record(raw)
+    except ValueError as exc:
+        raise RecordError(f"{path} is not a valid task record (not JSON: {exc})") from None
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -55,6 +73,6 @@ def read_run_summary(run_dir: Path) -> RunSummary:
     if not path.is_file():
         raise RecordError(f"{run_dir} has no {RUN_JSON}; run `coder-eval aggregate {run_dir}` to rebuild it")
     try:
-        return RunSummary.model_validate_json(path.read_bytes())
-    except ValidationError as exc:
-        raise RecordError(f"{path} is not a valid run summary: {exc.errors(include_url=False)[0]['msg']}") from None
+        return read_run_record(json.loads(path.read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{path} is not a readable run summary ({exc.__class__.__name__}: {exc})") from None

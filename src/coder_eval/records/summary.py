@@ -9,10 +9,11 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from coder_eval import __version__
-from coder_eval.models.results import EvaluationResult
+from coder_eval.models.results import EvaluationResult, RecordNotes
 from coder_eval.models.run import RowStats, RunSummary, SkippedTask, sum_costs
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.turns import agent_turns, expected_turns, has_final_reply, installed_tools, visible_turns
+from coder_eval.records.legacy import conversion_lines
 
 
 def _agent_cost(result: EvaluationResult) -> float | None:
@@ -98,6 +99,8 @@ class SummaryBuilder:
         self.cost_budget = 0
         self.first_start: datetime | None = None
         self.last_end: datetime | None = None
+        self.notes: list[RecordNotes] = []
+        """Notes of results read from another format, for run.json's `record_conversions`."""
 
     def add(self, result: EvaluationResult) -> dict[str, Any]:
         started, ended = result.started_at, result.completed_at or result.started_at
@@ -108,6 +111,8 @@ class SummaryBuilder:
         self.cost_budget += result.final_status is FinalStatus.COST_BUDGET_EXCEEDED
         row = task_row(result)
         self.stats.add(row)
+        if result.record_notes is not None:
+            self.notes.append(result.record_notes)
         return row
 
     def summary(
@@ -142,6 +147,7 @@ class SummaryBuilder:
             task_results=task_results or [],
             framework_version=__version__,
             environment_info=dict(environment_info or {}),
+            record_conversions=conversion_lines(self.notes),
         )
         return summary if task_results is not None else summary.with_streamed_rows(self.stats)
 

@@ -6,9 +6,10 @@ that came from a task or an experiment file is HTML-escaped.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
-from html import escape
 
+from coder_eval.common.untrusted_text import clean_text
 from coder_eval.experiments.analysis import (
     VariantStatistics,
     clamp_unit,
@@ -29,7 +30,7 @@ from coder_eval.reports.experiment_markdown import (
     rows_by_task,
     score_with_interval,
 )
-from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
+from coder_eval.reports.format import Links, format_duration, format_percent, format_score, format_tokens, nav_html
 
 ChartGroup = tuple[str, list[tuple[str, MeanEstimate | None]]]
 """(task id, [(variant id, estimate), …]) — one cluster of bars in the chart."""
@@ -70,6 +71,12 @@ th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 svg text{font:12px system-ui,-apple-system,"Segoe UI",sans-serif;fill:#1f2328}
 svg .axis{stroke:#d0d7de}svg .whisker{stroke:#1f2328;stroke-width:1.5}
 """
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, with escape sequences, control characters and bidi overrides taken out first
+    (see common/untrusted_text.py): a browser would show them, reordering or hiding text."""
+    return html.escape(clean_text(text))
 
 
 # --- shared building blocks -------------------------------------------------------------------
@@ -189,9 +196,13 @@ def _whisker(estimate: MeanEstimate, middle: float) -> str:
 # --- experiment.html --------------------------------------------------------------------------
 
 
-def render_experiment_html(result: ExperimentResult) -> str:
-    """The experiment on one page: variants, the two-arm verdict, per-task table and the score chart."""
+def render_experiment_html(result: ExperimentResult, *, links: Links = ()) -> str:
+    """The experiment on one page: variants, the two-arm verdict, per-task table and the score chart.
+
+    The page links each arm's variant.html and `links` (the run's other pages)."""
+    arms = tuple((f"arm {v}", f"{v}/variant.html") for v in result.variant_ids)
     body = [
+        nav_html((*links, *arms)),
         f"<h1>Experiment {escape(result.experiment_id)}</h1>",
         f"<p>{escape(result.description)}</p>" if result.description else "",
         _chips(
@@ -286,7 +297,7 @@ def _experiment_chart(result: ExperimentResult) -> str:
 # --- variant.html -----------------------------------------------------------------------------
 
 
-def render_variant_html(aggregate: VariantAggregate, results: Sequence[EvaluationResult]) -> str:
+def render_variant_html(aggregate: VariantAggregate, results: Sequence[EvaluationResult], *, links: Links = ()) -> str:
     """One variant's rollup with intervals, its per-task table and score chart."""
     rows = [r for r in results if r.variant_id == aggregate.variant_id]
     statistics = variant_statistics_from_rows(aggregate, rows)
@@ -295,6 +306,7 @@ def render_variant_html(aggregate: VariantAggregate, results: Sequence[Evaluatio
         t: bootstrap_mean([r.weighted_score for r in g if r.weighted_score is not None]) for t, g in groups.items()
     }
     body = [
+        nav_html(links),
         f"<h1>Variant {escape(aggregate.variant_id)}</h1>",
         _chips(_variant_chips(aggregate, statistics)),
         f'<p class="note">{escape(method_note())}</p>',

@@ -80,10 +80,16 @@ def format_tokens(count: int | None) -> str:
 
 def truncate(text: str, limit: int) -> str:
     """Cut `text` to at most `limit` characters, saying how much was dropped."""
+    kept, marker = truncation(text, limit)
+    return kept + marker
+
+
+def truncation(text: str, limit: int) -> tuple[str, str]:
+    """(what `truncate` keeps of `text`, the marker it appends: empty when nothing was cut)."""
     if len(text) <= limit:
-        return text
+        return text, ""
     marker = f" … [{len(text) - limit} more chars]"
-    return text[: max(0, limit - len(marker))] + marker
+    return text[: max(0, limit - len(marker))], marker
 
 
 def row_status(row: Mapping[str, Any]) -> FinalStatus:
@@ -103,3 +109,17 @@ def criteria_tally(criteria: list[CriterionResult]) -> tuple[int, int]:
     """(passed, total) over gating criteria only: informational ones never count either way."""
     gating = [c for c in criteria if c.gating]
     return sum(c.passed for c in gating), len(gating)
+
+
+Links = tuple[tuple[str, str], ...]
+"""(label, relative href) pairs for a page's navigation line."""
+
+
+def nav_html(links: Links) -> str:
+    """`<nav>` with links to the run's other pages (relative, so an exported or copied run keeps working)."""
+    from html import escape
+
+    if not links:
+        return ""
+    items = " · ".join(f'<a href="{escape(href, quote=True)}">{escape(label)}</a>' for label, href in links)
+    return f'<nav class="pages">{items}</nav>'

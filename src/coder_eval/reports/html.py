@@ -7,8 +7,7 @@ from the network, and every string that came from a task, an agent or a judge is
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from html import escape
+from collections.abc import Mapping
 from typing import Any
 
 from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
@@ -19,6 +18,7 @@ from coder_eval.reports.format import (
     CATEGORY_LABEL,
     OUTCOME_LABEL,
     OUTCOME_MARK,
+    Links,
     criteria_tally,
     format_duration,
     format_percent,
@@ -26,71 +26,18 @@ from coder_eval.reports.format import (
     format_spend,
     format_tokens,
     format_usd,
+    nav_html,
     replicate_suffix,
     row_status,
     truncate,
 )
+from coder_eval.reports.html_page import cell, escape, header_row, network_table, page
 
 DETAIL_LIMIT = 2000
 PARAMETER_LIMIT = 300
 
-_STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#1f2328}
-h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
-table{border-collapse:collapse;margin:.5rem 0;width:100%}
-th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#f6f8fa}table.sortable th{cursor:pointer}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.badge{display:inline-block;border-radius:1rem;padding:0 .6rem;font-size:.85em;font-weight:600}
-.cat-succeeded{background:#dafbe1;color:#116329}.cat-failed{background:#ffebe9;color:#a40e26}
-.cat-error{background:#fff1c2;color:#7d4e00}.cat-ungraded{background:#eaeef2;color:#57606a}
-.early{background:#ddf4ff;color:#0a3069}
-.chips span{margin-right:1rem}
-tr.outcome-fail td{background:#fff5f5}tr.outcome-info td,tr.outcome-skipped td{color:#57606a}
-details{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem .6rem}
-summary{cursor:pointer}
-pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;word-break:break-word}
-.note{color:#57606a}
-"""
-
-_SORT_SCRIPT = """
-document.querySelectorAll("table.sortable th").forEach(function (th) {
-  th.addEventListener("click", function () {
-    var body = th.closest("table").tBodies[0], col = th.cellIndex;
-    var asc = th.dataset.dir !== "asc";
-    th.dataset.dir = asc ? "asc" : "desc";
-    var key = function (row) { var c = row.cells[col]; return c.dataset.v || c.textContent; };
-    Array.from(body.rows).sort(function (a, b) {
-      var x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
-      var cmp = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
-      return asc ? cmp : -cmp;
-    }).forEach(function (row) { body.appendChild(row); });
-  });
-});
-"""
-
 
 # --- shared building blocks -------------------------------------------------------------------
-
-
-def _page(title: str, body: Iterable[str]) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + f"\n<script>{_SORT_SCRIPT}</script>\n</body>\n</html>\n"
-    )
-
-
-def _cell(value: object, *, numeric: bool = False, sort_key: float | None = None) -> str:
-    attrs = ' class="num"' if numeric else ""
-    if sort_key is not None:
-        attrs += f' data-v="{sort_key}"'
-    return f"<td{attrs}>{escape(str(value))}</td>"
-
-
-def _header_row(*labels: str) -> str:
-    return "<thead><tr>" + "".join(f"<th>{escape(label)}</th>" for label in labels) + "</tr></thead>"
 
 
 def _badge(status: FinalStatus) -> str:
@@ -112,16 +59,16 @@ def _criteria_table(criteria: list[CriterionResult]) -> str:
         return '<p class="note">No criteria results.</p>'
     rows = [
         f'<tr class="outcome-{c.outcome}">'
-        + _cell(f"{OUTCOME_MARK[c.outcome]} {OUTCOME_LABEL[c.outcome]}")
-        + _cell(c.criterion_type)
-        + _cell(c.description)
-        + _cell(format_score(c.score) if c.evaluation_status == "evaluated" else "n/a", numeric=True)
-        + _cell(format_score(c.pass_threshold), numeric=True)
-        + _cell(truncate(c.error or c.details, DETAIL_LIMIT))
+        + cell(f"{OUTCOME_MARK[c.outcome]} {OUTCOME_LABEL[c.outcome]}")
+        + cell(c.criterion_type)
+        + cell(c.description)
+        + cell(format_score(c.score) if c.evaluation_status == "evaluated" else "n/a", numeric=True)
+        + cell(format_score(c.pass_threshold), numeric=True)
+        + cell(truncate(c.error or c.details, DETAIL_LIMIT))
         + "</tr>"
         for c in criteria
     ]
-    header = _header_row("Outcome", "Criterion", "Description", "Score", "Threshold", "Details")
+    header = header_row("Outcome", "Criterion", "Description", "Score", "Threshold", "Details")
     return f"<table>{header}<tbody>{''.join(rows)}</tbody></table>"
 
 
@@ -135,46 +82,15 @@ def _commands_table(title: str, commands: list[CommandResult]) -> str:
         return ""
     rows = [
         "<tr>"
-        + _cell(c.command)
-        + _cell("n/a" if c.exit_code is None else c.exit_code, numeric=True)
-        + _cell(format_duration(c.duration_seconds), numeric=True)
-        + _cell(truncate(c.error or c.stderr, DETAIL_LIMIT))
+        + cell(c.command)
+        + cell("n/a" if c.exit_code is None else c.exit_code, numeric=True)
+        + cell(format_duration(c.duration_seconds), numeric=True)
+        + cell(truncate(c.error or c.stderr, DETAIL_LIMIT))
         + "</tr>"
         for c in commands
     ]
-    header = _header_row("Command", "Exit code", "Duration", "Error / stderr")
+    header = header_row("Command", "Exit code", "Duration", "Error / stderr")
     return f"<h3>{escape(title)}</h3><table>{header}<tbody>{''.join(rows)}</tbody></table>"
-
-
-def _network_table(result: EvaluationResult) -> str:
-    """The unit's network policy and each egress attempt (host, verdict, bytes, time)."""
-    network = result.network
-    if network is None:
-        return ""
-    policy = f"network {network.mode}" + (f" ({network.note})" if network.note else "")
-    policy += "" if network.enforced else " · not enforced"
-    if network.mode == "allowlist":
-        policy += f"; allowed: {', '.join(network.allow_hosts) or 'nothing'}"
-    if not network.events:
-        return f"<h3>Network</h3><p>{escape(policy)}; no egress attempts</p>"
-    rows = [
-        "<tr>"
-        + _cell(e.phase)
-        + _cell(e.target())
-        + _cell(e.method)
-        + _cell("allowed" if e.allowed else "denied")
-        + _cell(e.reason)
-        + _cell(e.bytes_out, numeric=True)
-        + _cell(e.bytes_in, numeric=True)
-        + _cell(f"{e.duration_ms:.0f} ms", numeric=True)
-        + _cell(e.error or "")
-        + "</tr>"
-        for e in network.events
-    ]
-    labels = ("Phase", "Destination", "Method", "Verdict", "Why", "Sent (bytes)", "Received", "Time", "Error")
-    header = _header_row(*labels)
-    more = f"<p>{network.dropped_events} more attempts not listed</p>" if network.dropped_events else ""
-    return f"<h3>Network</h3><p>{escape(policy)}</p><table>{header}<tbody>{''.join(rows)}</tbody></table>{more}"
 
 
 def _error_block(result: EvaluationResult) -> str:
@@ -192,7 +108,7 @@ def _result_body(result: EvaluationResult) -> str:
     if result.post_failure_criteria_results:
         parts.append("<h3>Post-failure evidence (diagnostic only)</h3>")
         parts.append(_criteria_table(result.post_failure_criteria_results))
-    parts.append(_network_table(result))
+    parts.append(network_table(result))
     parts.append(_commands_table("Pre-run commands", result.pre_run_results))
     parts.append(_commands_table("Post-run commands", result.post_run_results))
     parts.append(_error_block(result))
@@ -215,17 +131,34 @@ def _task_headline(result: EvaluationResult) -> str:
 # --- run page ---------------------------------------------------------------------------------
 
 
-def render_run_html(summary: RunSummary, results: list[EvaluationResult]) -> str:
-    """The whole run on one page: headline numbers, a sortable table, and each task expandable."""
+def render_run_html(
+    summary: RunSummary,
+    results: list[EvaluationResult],
+    *,
+    links: Links = (),
+    task_pages: Mapping[tuple[str, str, int], str] | None = None,
+) -> str:
+    """The whole run on one page: headline numbers, a sortable table, and each task expandable.
+
+    `links` go to the run's other pages; `task_pages` maps (variant, task, replicate) to the
+    relative href of that unit's task.html, linked from its details."""
     ordered = sorted(results, key=lambda r: (r.variant_id, r.task_id, r.replicate_index))
+    pages = task_pages or {}
+
+    def page_link(r: EvaluationResult) -> str:
+        href = pages.get((r.variant_id, r.task_id, r.replicate_index))
+        return f' <a href="{escape(href)}">task page</a>' if href else ""
+
     body = [
+        nav_html(links),
         _run_header(summary),
         _run_table(summary.task_results),
         "<h2>Task details</h2>",
-        *(f"<details><summary>{_task_headline(r)}</summary>{_result_body(r)}</details>" for r in ordered),
+        *(f"<details><summary>{_task_headline(r)}{page_link(r)}</summary>{_result_body(r)}</details>" for r in ordered),
         _skipped_list(summary),
+        _conversions_list(summary),
     ]
-    return _page(f"Coder Eval run {summary.run_id}", body)
+    return page(f"Coder Eval run {summary.run_id}", body)
 
 
 def _run_header(summary: RunSummary) -> str:
@@ -264,7 +197,7 @@ def _run_header(summary: RunSummary) -> str:
 def _run_table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return '<h2>Tasks</h2><p class="note">No tasks were run.</p>'
-    header = _header_row("Status", "Task", "Variant", "Rep", "Score", "Duration", "Turns", "Tokens", "Cost")
+    header = header_row("Status", "Task", "Variant", "Rep", "Score", "Duration", "Turns", "Tokens", "Cost")
     body = "".join(_run_table_row(row) for row in rows)
     return f'<h2>Tasks</h2><table class="sortable">{header}<tbody>{body}</tbody></table>'
 
@@ -278,14 +211,14 @@ def _run_table_row(row: Mapping[str, Any]) -> str:
     cost = row.get("total_cost_usd")
     return (
         f'<tr><td data-v="{status.category}">{badges}</td>'
-        + _cell(row.get("task_id", ""))
-        + _cell(row.get("variant_id", ""))
-        + _cell(row.get("replicate_index", 0), numeric=True)
-        + _cell(format_score(score), numeric=True, sort_key=-1.0 if score is None else score)
-        + _cell(format_duration(row.get("duration")), numeric=True, sort_key=row.get("duration") or 0.0)
-        + _cell(row.get("iteration_count", 0), numeric=True)
-        + _cell(format_tokens(row.get("total_tokens")), numeric=True, sort_key=row.get("total_tokens") or 0)
-        + _cell(
+        + cell(row.get("task_id", ""))
+        + cell(row.get("variant_id", ""))
+        + cell(row.get("replicate_index", 0), numeric=True)
+        + cell(format_score(score), numeric=True, sort_key=-1.0 if score is None else score)
+        + cell(format_duration(row.get("duration")), numeric=True, sort_key=row.get("duration") or 0.0)
+        + cell(row.get("iteration_count", 0), numeric=True)
+        + cell(format_tokens(row.get("total_tokens")), numeric=True, sort_key=row.get("total_tokens") or 0)
+        + cell(
             format_usd(cost, floor=not row.get("cost_complete", True)),
             numeric=True,
             sort_key=-1.0 if cost is None else cost,
@@ -301,13 +234,21 @@ def _skipped_list(summary: RunSummary) -> str:
     return f"<h2>Skipped tasks</h2><ul>{items}</ul>"
 
 
+def _conversions_list(summary: RunSummary) -> str:
+    if not summary.record_conversions:
+        return ""
+    items = "".join(f"<li>{escape(line)}</li>" for line in summary.record_conversions)
+    return f"<h2>Records read from another format</h2><ul>{items}</ul>"
+
+
 # --- task page --------------------------------------------------------------------------------
 
 
-def render_task_html(result: EvaluationResult) -> str:
+def render_task_html(result: EvaluationResult, *, links: Links = ()) -> str:
     """One task replicate: verdict, criteria, setup commands, errors, and every turn's tool calls."""
     title = f"{result.task_id}{replicate_suffix(result.replicate_index)}"
     body = [
+        nav_html(links),
         f"<h1>Task {escape(title)}</h1>",
         f"<p>{_task_headline(result)}</p>",
         _task_facts(result),
@@ -316,7 +257,7 @@ def render_task_html(result: EvaluationResult) -> str:
         _dialog_section(result.simulation),
         _turns_section(result.iterations),
     ]
-    return _page(f"Coder Eval task {title}", body)
+    return page(f"Coder Eval task {title}", body)
 
 
 def _dialog_section(simulation: dict[str, Any] | None) -> str:
@@ -356,14 +297,14 @@ def _task_facts(result: EvaluationResult) -> str:
 def _turns_section(turns: list[TurnRecord]) -> str:
     if not turns:
         return '<h2>Turns</h2><p class="note">No turns were recorded.</p>'
-    header = _header_row("Turn", "Duration", "Tool calls", "Tokens", "Crashed")
+    header = header_row("Turn", "Duration", "Tool calls", "Tokens", "Crashed")
     rows = "".join(
         "<tr>"
-        + _cell(t.iteration, numeric=True)
-        + _cell(format_duration(t.duration_seconds), numeric=True)
-        + _cell(len(t.commands), numeric=True)
-        + _cell(format_tokens(t.token_usage.total_tokens), numeric=True)
-        + _cell(f"yes: {t.crash_reason or 'no reason recorded'}" if t.crashed else "no")
+        + cell(t.iteration, numeric=True)
+        + cell(format_duration(t.duration_seconds), numeric=True)
+        + cell(len(t.commands), numeric=True)
+        + cell(format_tokens(t.token_usage.total_tokens), numeric=True)
+        + cell(f"yes: {t.crash_reason or 'no reason recorded'}" if t.crashed else "no")
         + "</tr>"
         for t in turns
     )
@@ -372,14 +313,14 @@ def _turns_section(turns: list[TurnRecord]) -> str:
 
 
 def _tool_calls(turn: TurnRecord) -> str:
-    header = _header_row("#", "Tool", "Status", "Duration (ms)", "Parameters")
+    header = header_row("#", "Tool", "Status", "Duration (ms)", "Parameters")
     rows = "".join(
         "<tr>"
-        + _cell(c.sequence, numeric=True)
-        + _cell(c.tool_name)
-        + _cell(c.status)
-        + _cell(f"{c.duration_ms:.0f}", numeric=True)
-        + _cell(truncate(json.dumps(c.parameters, ensure_ascii=False, default=str), PARAMETER_LIMIT))
+        + cell(c.sequence, numeric=True)
+        + cell(c.tool_name)
+        + cell(c.status)
+        + cell(f"{c.duration_ms:.0f}", numeric=True)
+        + cell(truncate(json.dumps(c.parameters, ensure_ascii=False, default=str), PARAMETER_LIMIT))
         + "</tr>"
         for c in turn.commands
     )

@@ -111,8 +111,10 @@ def loader_prefix(loader: Mapping[str, str]) -> list[str]:
 class BubblewrapEnvironment(IsolatedEnvironment):
     """One unit's namespaces: set-up commands in throwaway ones, the rest in the holder's."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
-        super().__init__(workspace, request, finisher)
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
+        super().__init__(workspace, request, finisher, existing=existing)
         self.hold_network("bubblewrap")
         self.relay_gateway = self.isolated_net
         self._binary = bwrap_binary() or "bwrap"
@@ -153,7 +155,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         for path in rw:
             args += ["--bind", path, path]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
-        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (the egress proxy)
+        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (record_cli, egress proxy)
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:
@@ -335,7 +337,15 @@ class BubblewrapDriver(TempdirDriver):
         if not bwrap_works():
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
-        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
+        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes))
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
+        """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
+        if not bwrap_works():
+            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
+        env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
+        env.seal()
+        return env
 
 
 def _uv_dir() -> list[str]:

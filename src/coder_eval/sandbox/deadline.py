@@ -151,6 +151,9 @@ class BoundedEnvironment:
     def unshare(self, name: str) -> None:
         self.inner.unshare(name)
 
+    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
+        return self.inner.service_socket(name)
+
     def kill_all(self) -> None:
         self.inner.kill_all()
 

@@ -20,11 +20,21 @@ from pathlib import Path
 
 INTERVAL = 2.0
 """Seconds between two measurements of a live unit."""
+MAX_ENTRIES = 500_000
+"""Files and directories a unit may hold in its workspace and HOME: past this the walk itself (the
+harness's time) would be what the unit exhausts, so it counts as over the limit."""
 
 
-def used_bytes(roots: list[Path], stop_after: int | None = None) -> int:
-    """Bytes the trees occupy on disk (st_blocks, links not followed; stops once past `stop_after`)."""
-    total = 0
+class TooManyFilesError(Exception):
+    """The trees hold more entries than a measurement walks."""
+
+
+def used_bytes(roots: list[Path], stop_after: int | None = None, max_entries: int = MAX_ENTRIES) -> int:
+    """Bytes the trees occupy on disk (st_blocks, links not followed; stops once past `stop_after`).
+
+    Raises TooManyFilesError past `max_entries` entries.
+    """
+    total = entries_seen = 0
     seen: set[tuple[int, int]] = set()
     pending = [str(r) for r in roots]
     while pending:
@@ -34,6 +44,9 @@ def used_bytes(roots: list[Path], stop_after: int | None = None) -> int:
             continue
         with entries:
             for entry in entries:
+                entries_seen += 1
+                if entries_seen > max_entries:
+                    raise TooManyFilesError
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -58,12 +71,14 @@ class Watched:
 
     def check(self) -> str | None:
         if self.breach is None:
-            used = used_bytes(self.roots, stop_after=self.cap)
-            if used > self.cap:
-                self.breach = (
-                    f"disk limit exceeded: the unit's workspace and HOME hold over {self.cap // 2**20} MiB "
-                    f"(sandbox.limits.max_disk_mb); its processes were killed"
-                )
+            try:
+                used = used_bytes(self.roots, stop_after=self.cap)
+                over = f"over {self.cap // 2**20} MiB (sandbox.limits.max_disk_mb)" if used > self.cap else None
+            except TooManyFilesError:
+                over = f"over {MAX_ENTRIES:,} files and directories"
+            if over is not None:
+                held = f"the unit's workspace and HOME hold {over}"
+                self.breach = f"disk limit exceeded: {held}; its processes were killed"
                 self.on_exceed(self.breach)
         return self.breach
 

@@ -53,8 +53,10 @@ def _client(argv: list[str], *, timeout: float) -> subprocess.CompletedProcess[b
 class DockerEnvironment(IsolatedEnvironment):
     """One unit's container."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, image: str) -> None:
-        super().__init__(workspace, request, finisher)
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, image: str, *, seed: bool = True
+    ) -> None:
+        super().__init__(workspace, request, finisher, existing=not seed)
         docker = request.config.docker
         self.hold_network("docker")
         own = docker.network if docker and docker.network else None
@@ -74,7 +76,7 @@ class DockerEnvironment(IsolatedEnvironment):
         self.env_files = EnvFiles(self.unit_dir / "env")
         self.tool_mounts = tool_mounts(self.tools, self.unit_user.separate)
         self.workdir = image_workdir(image, docker.working_dir if docker else None)
-        if self.workdir is not None:
+        if self.workdir is not None and seed:
             seed_workspace(image, self.workdir, workspace)
         self.holder = self.start_holder()
 
@@ -108,6 +110,7 @@ class DockerEnvironment(IsolatedEnvironment):
         argv += ["-v", f"{self.share_dir}:{SHARE_INNER}:ro", "-v", f"{self.bridge.path}:{SOCKET_INNER}"]
         argv += ["-v", f"{self.socket_dir}:{SOCKETS_INNER}:ro"]  # harness services (the egress proxy)
         argv += ["-v", f"{self.bin_dir}:{self.bin_dir}:ro"]
+        argv += ["-v", f"{self.socket_dir}:{SOCKETS_INNER}:ro"]  # harness services (record_cli)
         from coder_eval.sandbox.environments import find_uv
 
         with contextlib.suppress(SetupError):
@@ -331,4 +334,17 @@ class DockerDriver(TempdirDriver):
             raise SetupError("docker is not installed or its daemon is not running (see scripts/sandbox-deps.sh)")
         image = image_for(request.config.docker, request.task_dir or Path.cwd())
         workspace = self.new_workspace(request)
-        return DockerEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode), image)
+        return DockerEnvironment(
+            workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes), image
+        )
+
+    def adopt(self, workspace: Path, request: SandboxRequest) -> DockerEnvironment:
+        """A container over an existing workspace (re-grading runs the agent's code: never on the host)."""
+        from coder_eval.sandbox.docker_image import image_for
+
+        if not docker_available():
+            raise SetupError("docker is not installed or its daemon is not running (see scripts/sandbox-deps.sh)")
+        image = image_for(request.config.docker, request.task_dir or Path.cwd())
+        env = DockerEnvironment(workspace.resolve(), request, None, image, seed=False)
+        env.seal()
+        return env

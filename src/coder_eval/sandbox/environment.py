@@ -140,6 +140,14 @@ class SandboxEnvironment(Protocol):
         """Withdraw what `share(..., name)` made visible."""
         ...
 
+    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
+        """Where the harness binds a Unix socket (host path) that processes inside reach at the inner path.
+
+        The socket lives in a directory of the harness; drivers that isolate show it read-only, so the
+        unit can connect but cannot remove or replace the socket (see the record_cli recorder).
+        """
+        ...
+
     def kill_all(self) -> None:
         """End every process started inside so far (safe from any thread, idempotent)."""
         ...

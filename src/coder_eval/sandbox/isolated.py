@@ -2,9 +2,10 @@
 
 Each unit gets a private host directory holding its HOME (`home/`, mounted read-write at the same
 path inside), a `share/` directory mounted read-only at `/coder-eval/share` (where the task view
-and, for grading only, the reference appear), and a socket directory holding the Unix socket of
-its gateway bridge and of its other harness services (`service_socket`: the egress proxy),
-mounted read-only at `/coder-eval/sockets`, so the unit can connect but cannot replace one. The
+and, for grading only, the reference appear), and a socket directory under the system temp dir
+holding the Unix socket of its gateway bridge and of its other harness services (`service_socket`:
+the record_cli recorder, the egress proxy), mounted read-only at `/coder-eval/sockets`: the unit
+connects, but cannot remove or replace one. The
 workspace is mounted read-write at its host path, so paths inside and outside agree.
 
 The network (`sandbox.network`, see `egress_policy.py`): under `none` the only way out is the
@@ -37,12 +38,13 @@ from coder_eval.sandbox.egress_policy import EgressPolicy, HeldNetwork, resolve_
 from coder_eval.sandbox.egress_proxy import EgressProxy
 from coder_eval.sandbox.holder import HOLDER_SOURCE
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
-from coder_eval.sandbox.unit_user import hand_over, take_back, unit_user
+from coder_eval.sandbox.unit_user import hand_over, owner_of, take_back, unit_user
 
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
 SOCKETS_INNER = PurePosixPath("/coder-eval/sockets")
-"""Where the unit's socket directory (its harness services) is mounted, read-only."""
+"""Where the unit's socket directory (its harness services: the record_cli recorder, the egress proxy) is mounted,
+read-only."""
 HOLDER_START_TIMEOUT = 60.0
 
 
@@ -68,13 +70,15 @@ def copy_shared(src: Path, dst: Path) -> None:
 class IsolatedEnvironment(HostEnvironment):
     """A HostEnvironment whose commands run inside a per-unit holder once sealed."""
 
-    def __init__(self, workspace: Path, request: SandboxRequest, finisher: Finisher | None) -> None:
+    def __init__(
+        self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
+    ) -> None:
         scratch = request.scratch
         if scratch is not None:
             scratch.mkdir(parents=True, exist_ok=True)
         self.unit_dir = Path(tempfile.mkdtemp(prefix="unit-", dir=scratch)).resolve()
         self.unit_dir.chmod(0o711)
-        self.unit_user = unit_user(runs_agent=request.runs_agent)
+        self.unit_user = owner_of(workspace) if existing else unit_user(runs_agent=request.runs_agent)
         home = self.unit_dir / "home"
         home.mkdir(mode=0o700)
         self.share_dir = self.unit_dir / "share"

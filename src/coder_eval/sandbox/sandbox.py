@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import stat
 from pathlib import Path
 
@@ -12,11 +11,12 @@ from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.errors import TaskConfigError
 from coder_eval.models.network import NetworkRecord
 from coder_eval.models.sandbox import SandboxConfig
+from coder_eval.sandbox.cli_recorder import CliRecorder
 from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach, network_phase, network_record
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import create_python_env, install_node_packages
-from coder_eval.sandbox.record_cli import MOCKS_DIR, write_shims
+from coder_eval.sandbox.record_cli import Recording, seed_copy, write_copy
 from coder_eval.sandbox.templates import apply_sources
 
 
@@ -36,8 +36,14 @@ class Sandbox:
         deadline: Deadline | None = None,
         tools: tuple[str, ...] = (),
         runs_agent: bool = True,
+        cli_log: Path | None = None,
     ) -> None:
         self.config = config
+        self.cli_log_path = cli_log
+        """Where the record_cli recorder keeps its log (the unit's record directory), if the task has one."""
+        self.recording: Recording | None = None
+        self.notes: list[str] = []
+        """What the sandbox found worth a line in task.log (a changed workspace copy of the call log)."""
         self.deadline = deadline
         self.tag = new_tag()
         """Every process started for this unit carries it in its environment (see common/reaper)."""
@@ -102,23 +108,49 @@ class Sandbox:
             if node_bin is not None:
                 tools.append(node_bin)
         mock_dirs = self._mock_dirs()
-        shims = write_shims(self.config.record_cli, env)
         self._refuse_collisions(mock_dirs)
+        shims = self._start_recording(env, self.cli_log_path)
+        if shims is not None:
+            seed_copy(env.workspace)
         env.add_path_entries(([shims] if shims else []) + mock_dirs + tools)
         env.seal()
         return env.workspace
+
+    def _start_recording(self, env: SandboxEnvironment, log: Path | None) -> Path | None:
+        """Start the record_cli recorder and write its shims; the shims' directory as the unit sees it."""
+        if not self.config.record_cli:
+            return None
+        self.recording = Recording(self.config.record_cli, env, log)
+        return Path(str(self.recording.shims))
+
+    @property
+    def cli_log(self) -> CliRecorder | None:
+        """The harness-owned log of the unit's record_cli calls (None without record_cli)."""
+        return self.recording.recorder if self.recording is not None else None
+
+    def sync_cli_copy(self, workspace: Path | None = None) -> None:
+        """Rewrite the workspace copy of the call log from the harness's record (no unit process may run)."""
+        if self.recording is None or self.was_adopted:
+            return
+        note = write_copy(workspace or self.workspace, self.recording.recorder.persisted())
+        if note is not None:
+            self.notes.append(note)
 
     def adopt(self, workspace: Path) -> Path:
         """Grade an existing workspace in place: derive PATH, create nothing."""
         env = self.environment = self._bounded(self.driver.adopt(workspace, self.request))
         self.was_adopted = True
         root = env.workspace
-        shims = root / MOCKS_DIR
         venv_bin = root / ".venv" / "bin"
         # setup put node_modules/.bin on PATH for sandbox.node; a re-grade must see the same tools
         node_bin = root / "node_modules" / ".bin" if self.config.node and self.config.node.specifiers else None
-        dirs = [d for d in [shims, *self._mock_dirs(), venv_bin, node_bin] if d is not None and d.is_dir()]
-        env.add_path_entries(dirs)
+        # a graded directory need not hold every mock directory (nor may one lead out of it)
+        mocks = [root / rel for rel in self.config.mock_path_dirs]
+        mocks = [d for d in mocks if d.is_dir() and d.resolve().is_relative_to(root.resolve())]
+        dirs = [d for d in [*mocks, venv_bin, node_bin] if d is not None and d.is_dir()]
+        # commands of a re-grade reach a recorder of their own (the unit's record is already kept)
+        shims = self._start_recording(env, None)
+        env.add_path_entries(([shims] if shims else []) + dirs)
         if self.config.python is not None:
             _mark_venv(env)
         return root
@@ -192,16 +224,21 @@ class Sandbox:
         return self.live.exec(cmd, timeout=timeout)
 
     def finish(self) -> Path | None:
-        """End the unit's processes, then preserve or drop the workspace according to the mode."""
+        """End the unit's processes, then preserve or drop the workspace according to the mode.
+
+        An adopted workspace (re-grading) stays where it is: its environment has nothing to move.
+        """
         if self.environment is None:
             return None
         self._killed |= kill_tagged(self.tag)
-        if self.was_adopted:
-            self.environment.kill_all()
-            shutil.rmtree(self.environment.home_dir, ignore_errors=True)
-            kept: Path | None = self.environment.workspace
-        else:  # finishing an environment ends its processes first
-            kept = self.kept = self.environment.finish()
+        try:
+            kept = self.kept = self.environment.finish()  # finishing an environment ends its processes first
+        finally:
+            problem = self.recording.close() if self.recording is not None else None
+            if problem is not None:  # nothing of the unit runs any more: the log is final, or says why not
+                self.notes.append(f"record_cli: {problem}; the record kept beside task.json may be incomplete")
+        if kept is not None:
+            self.sync_cli_copy(kept)  # the preserved copy says what the record says
         reap(self._killed)  # the unit's commands and agent have returned: no one else waits for these
         return kept
 

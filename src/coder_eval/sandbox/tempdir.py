@@ -16,11 +16,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from coder_eval.common.bounded_copy import CopyBudget, move_tree
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
 from coder_eval.models.network import NetworkRecord
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
-from coder_eval.sandbox.env_allowlist import allowlisted_env
+from coder_eval.sandbox.env_allowlist import allowlisted_env, withhold_credentials
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.home_pool import give_back, take_home
 
@@ -46,12 +47,13 @@ class HostEnvironment:
         if base_env is None:
             self._base = allowlisted_env(passthrough=passthrough or (), home=str(self._home))
         else:  # a trusted caller's own environment (re-grading reuses the original one)
-            self._base = scrub_env(dict(base_env))
+            self._base = scrub_env(withhold_credentials(base_env)[0])
         self._path: list[Path] = []
         self._groups: set[int] = set()
         self._finisher = finish
         self._extra: dict[str, str] = {}
         self._network = network
+        self._sockets: Path | None = None
 
     @property
     def workspace(self) -> Path:
@@ -147,6 +149,16 @@ class HostEnvironment:
     def unshare(self, name: str) -> None:
         """Nothing to withdraw: shared directories are the host's own."""
 
+    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
+        """A socket in a private directory under the system temp dir (short: socket paths hold 108 bytes).
+
+        Not out of the unit's reach here: it runs as the harness's user.
+        """
+        if self._sockets is None:
+            self._sockets = Path(tempfile.mkdtemp(prefix="ce-svc-"))
+        path = self._sockets / f"{_socket_name(name)}.sock"
+        return path, PurePosixPath(path.as_posix())
+
     def run_tracked(self, command: Command, **kwargs: Any) -> ExecResult:
         """run_process, remembering the command's process group only while it may still have members.
 
@@ -168,6 +180,8 @@ class HostEnvironment:
 
     def finish(self) -> Path | None:
         self.kill_all()
+        if self._sockets is not None:
+            shutil.rmtree(self._sockets, ignore_errors=True)
         if self._recycle_home is not None:
             self._recycle_home(self._home)
         else:
@@ -175,11 +189,23 @@ class HostEnvironment:
         return self._finisher(self._workspace) if self._finisher is not None else self._workspace
 
 
-class Finisher:
-    """Preserve or drop a temporary workspace according to the preservation mode."""
+def _socket_name(name: str) -> str:
+    if not name.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"a service socket's name is a plain word, not {name!r}")
+    return name
 
-    def __init__(self, artifacts_dir: Path, mode: PreservationMode) -> None:
+
+class Finisher:
+    """Preserve or drop a temporary workspace according to the preservation mode.
+
+    Preserving is a rename when the workspace and the artifacts share a file system; across file
+    systems it is a bounded copy that keeps sparse files sparse (common/bounded_copy.py), and a
+    note for each file it left out goes to `notes` (the request's, which the unit's task.log shows).
+    """
+
+    def __init__(self, artifacts_dir: Path, mode: PreservationMode, notes: list[str] | None = None) -> None:
         self.artifacts_dir, self.mode = artifacts_dir, mode
+        self.notes = notes if notes is not None else []
 
     def __call__(self, workspace: Path) -> Path | None:
         if self.mode is PreservationMode.DIRECT_WRITE:
@@ -190,7 +216,9 @@ class Finisher:
         if self.artifacts_dir.exists():
             shutil.rmtree(self.artifacts_dir)
         self.artifacts_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(workspace), str(self.artifacts_dir))
+        budget = CopyBudget()
+        move_tree(workspace, self.artifacts_dir, budget)
+        self.notes.extend(f"left out of the preserved artifacts: {note}" for note in budget.notes)
         return self.artifacts_dir
 
 
@@ -210,7 +238,7 @@ class TempdirDriver:
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
         workspace = self.new_workspace(request)
-        finisher = Finisher(request.artifacts_dir, request.mode)
+        finisher = Finisher(request.artifacts_dir, request.mode, request.notes)
         scratch = request.scratch
         home = take_home(scratch)
         return HostEnvironment(

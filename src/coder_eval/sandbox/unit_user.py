@@ -94,3 +94,16 @@ def take_back(path: Path | None, user: UnitUser) -> None:
     """Make the harness's user own a tree the unit wrote (its preserved workspace)."""
     if path is not None and user.separate:
         _chown_tree(path, os.geteuid(), os.getegid())
+
+
+def owner_of(workspace: Path, *, runs_agent: bool = True) -> UnitUser:
+    """The identity for grading an existing workspace: its owner, when that is an ordinary user.
+
+    Grading someone's directory in place must not change who owns its files, so a root harness
+    runs the commands as the directory's owner; a root-owned one (preserved artifacts) is handed to
+    the dedicated unit user and back, like a fresh workspace.
+    """
+    info = workspace.stat()
+    if os.geteuid() == 0 and info.st_uid != 0:
+        return UnitUser(info.st_uid, info.st_gid, harness_is_root=True)
+    return unit_user(runs_agent=runs_agent)

@@ -1,22 +1,26 @@
-"""Similarity of an agent's source file to a reference file, by structure, tokens or complexity.
+"""Similarity of an agent's source file to a reference file.
 
-`similarity` dispatches to one of three methods, each returning a score in [0, 1] and a
-one-line account of what it compared (counts and ratios only, never source text):
+`similarity` dispatches to one method, each returning a score in [0, 1] and a one-line account
+of what it compared (counts and ratios only, never source text). The first three compute what
+the reference system computes, so its thresholds carry over:
 
-- ``ast``: Dice coefficient over normalised AST subtree shapes (`ast_similarity`);
-- ``token``: SequenceMatcher ratio over token sequences (`token_similarity`);
-- ``complexity``: closeness of cyclomatic complexity and function count (`complexity`).
+- ``ast``: SequenceMatcher ratio of the AST node-type sequences (`ast_similarity`);
+- ``token``: SequenceMatcher ratio of the token-type sequences (`token_similarity`);
+- ``complexity``: radon's complexity, line count and function count blended (`complexity`);
+- ``ast_shape``: Dice coefficient over normalised AST subtree shapes (`ast_shape`), Coder Eval's
+  own structural measure.
 """
 
 from __future__ import annotations
 
 from typing import Literal, Protocol
 
+from coder_eval.similarity.ast_shape import ast_shape_similarity
 from coder_eval.similarity.ast_similarity import ast_similarity
 from coder_eval.similarity.complexity import complexity_similarity
 from coder_eval.similarity.token_similarity import SimilarityReport, token_similarity
 
-Method = Literal["ast", "token", "complexity"]
+Method = Literal["ast", "token", "complexity", "ast_shape"]
 
 
 class _MethodFunction(Protocol):
@@ -29,6 +33,7 @@ _METHODS: dict[Method, _MethodFunction] = {
     "ast": ast_similarity,
     "token": token_similarity,
     "complexity": complexity_similarity,
+    "ast_shape": ast_shape_similarity,
 }
 
 __all__ = ["Method", "SimilarityReport", "similarity"]

@@ -1,97 +1,98 @@
-"""Complexity similarity: how close two Python sources are in cyclomatic complexity and function count.
+"""The `complexity` method: the reference system's blend of complexity, size and function count.
 
-Both sources are measured with radon's McCabe visitor. The whole file is treated as one
-program: its complexity is ``1 + D`` where ``D`` counts every decision point radon finds
-(``if``, loops, boolean operators, ``except`` handlers, comprehensions, ``match`` cases ...)
-in module-level code, class bodies, functions, methods and closures alike, so splitting the
-same logic into helpers does not change it. The number of functions (methods and closures
-included) is measured separately; it is what tells one monolithic function from the same
-logic spread over several.
+Each source is measured with radon, as the reference does:
 
-Two counts ``a`` and ``b`` are compared with ``ratio(a, b) = 1 - |a - b| / max(a, b)``
-(equivalently ``min / max``; 1.0 when both are 0), and the score is
+- ``cc``: radon's cyclomatic complexity summed over the blocks `radon.complexity.cc_visit`
+  returns (functions, classes and their methods);
+- ``loc``: radon's raw line count (`radon.raw.analyze(...).loc`);
+- ``functions``: how many of those blocks are functions or methods.
 
-    0.75 * ratio(complexity) + 0.25 * ratio(function count)
+The three are turned into sub-scores with the reference value floored at 1,
 
-Complexity dominates because it is what the method is named for; two trivial files
-(complexity 1, no functions) score 1.0. Python that does not parse scores 0; a file that is
-not Python at all falls back to the token method, as the ast method does.
+    cc_score  = 1 - min(1, agent_cc  / (1.5 * ref_cc))
+    loc_score = 1 - min(1, agent_loc / (1.5 * ref_loc))
+    fn_score  = 1 - |agent_fn - ref_fn| / max(ref_fn, 1)
+
+and combined as ``0.5 * cc_score + 0.3 * loc_score + 0.2 * fn_score``. The first two reward an
+agent file that is *smaller and simpler* than the reference (an identical file scores 1/3 on
+each), which is the reference's definition; the total is clamped to [0, 1] (the function term
+alone can go below 0) and the details say when it was. Python that does not parse scores 0; a
+file that is not Python falls back to the text-token ratio, as the ast method does.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 from coder_eval.similarity.ast_similarity import UnparseableSourceError, parse_python
-from coder_eval.similarity.token_similarity import SimilarityReport, is_python_name, token_fallback
+from coder_eval.similarity.token_similarity import SimilarityReport, is_python_name, text_fallback
 
-COMPLEXITY_WEIGHT = 0.75
-FUNCTION_COUNT_WEIGHT = 0.25
+CC_WEIGHT, LOC_WEIGHT, FUNCTION_WEIGHT = 0.5, 0.3, 0.2
+HEADROOM = 1.5
+"""The reference's allowance: an agent value 1.5 times the reference's scores 0."""
 
 
 @dataclass(frozen=True)
 class ComplexityMeasure:
-    """Cyclomatic complexity of a whole file (1 + decision points) and its number of functions."""
+    """radon's figures for one file: summed cyclomatic complexity, raw lines, functions."""
 
     complexity: int
+    loc: int
     functions: int
 
 
-def measure(tree: ast.Module) -> ComplexityMeasure:
-    """Measure the whole-file cyclomatic complexity and function count of a parsed module."""
-    from radon.visitors import ComplexityVisitor  # imported on first use to keep CLI start-up lean
+def measure(source: str) -> ComplexityMeasure:
+    """radon's summed complexity, raw line count and function count of `source` (raises on bad Python)."""
+    # imported on first use to keep CLI start-up lean
+    from radon.complexity import cc_visit
+    from radon.raw import analyze
+    from radon.visitors import Function
 
-    visitor = ComplexityVisitor.from_ast(tree)
-    decisions = visitor.complexity - 1
-    classes = list(visitor.classes)
-    functions = list(visitor.functions)
-    while classes:
-        klass = classes.pop()
-        # A class's real complexity is 1 + its body's own decisions + its methods' complexities.
-        decisions += klass.real_complexity - 1 - sum(method.complexity for method in klass.methods)
-        functions.extend(klass.methods)
-        classes.extend(klass.inner_classes)
-    count = 0
-    while functions:
-        function = functions.pop()
-        decisions += function.complexity - 1
-        count += 1
-        functions.extend(function.closures)
-    return ComplexityMeasure(decisions + 1, count)
+    blocks = cc_visit(source)
+    return ComplexityMeasure(
+        complexity=sum(block.complexity for block in blocks),
+        loc=analyze(source).loc,
+        functions=sum(isinstance(block, Function) for block in blocks),
+    )
 
 
-def count_ratio(a: int, b: int) -> float:
-    """Similarity of two non-negative counts: 1 - |a - b| / max(a, b), and 1.0 when both are 0."""
-    largest = max(a, b)
-    return 1.0 - abs(a - b) / largest if largest else 1.0
+def headroom_score(agent: int, reference: int) -> float:
+    """1 - min(1, agent / (1.5 * reference)), the reference value floored at 1."""
+    return 1.0 - min(1.0, agent / (HEADROOM * max(reference, 1)))
+
+
+def function_score(agent: int, reference: int) -> float:
+    """1 - |agent - reference| / max(reference, 1) (negative when the agent has many more)."""
+    return 1.0 - abs(agent - reference) / max(reference, 1)
 
 
 def _measure_source(source: str, side: str) -> ComplexityMeasure:
-    tree = parse_python(source, side)
+    parse_python(source, side)  # the same parse errors, named the same way, as the ast method
     try:
-        return measure(tree)
-    except RecursionError as exc:
-        raise UnparseableSourceError(f"{side} source is nested too deeply to measure") from exc
+        return measure(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise UnparseableSourceError(f"{side} source cannot be measured by radon ({type(exc).__name__})") from exc
 
 
 def complexity_similarity(agent_src: str, reference_src: str, *, filename: str = "") -> SimilarityReport:
-    """Measure how close the two sources' cyclomatic complexity and function counts are."""
+    """0.5 * cc + 0.3 * loc + 0.2 * functions, each as the reference system scores it."""
     if not is_python_name(filename):
-        reason = f"{filename} is not a Python file"
-        return token_fallback("complexity", reason, agent_src, reference_src, filename)
+        return text_fallback("complexity", f"{filename} is not a Python file", agent_src, reference_src)
     try:
         agent = _measure_source(agent_src, "agent")
         reference = _measure_source(reference_src, "reference")
     except UnparseableSourceError as exc:
         return SimilarityReport(0.0, f"complexity: {exc}; scored 0")
-    complexity = count_ratio(agent.complexity, reference.complexity)
-    functions = count_ratio(agent.functions, reference.functions)
-    score = COMPLEXITY_WEIGHT * complexity + FUNCTION_COUNT_WEIGHT * functions
+    cc = headroom_score(agent.complexity, reference.complexity)
+    loc = headroom_score(agent.loc, reference.loc)
+    fn = function_score(agent.functions, reference.functions)
+    raw = CC_WEIGHT * cc + LOC_WEIGHT * loc + FUNCTION_WEIGHT * fn
+    score = max(0.0, min(1.0, raw))
+    clamped = "" if score == raw else f" (clamped from {raw:.3f})"
     return SimilarityReport(
         score,
-        f"complexity: agent {agent.complexity} vs reference {reference.complexity} "
-        f"(ratio {complexity:.3f}); functions: agent {agent.functions} vs reference {reference.functions} "
-        f"(ratio {functions:.3f}); score {COMPLEXITY_WEIGHT} * {complexity:.3f} + "
-        f"{FUNCTION_COUNT_WEIGHT} * {functions:.3f} = {score:.3f}",
+        f"complexity: cc agent {agent.complexity} vs reference {reference.complexity} ({cc:.3f}); "
+        f"loc agent {agent.loc} vs reference {reference.loc} ({loc:.3f}); "
+        f"functions agent {agent.functions} vs reference {reference.functions} ({fn:.3f}); "
+        f"score 0.5 * {cc:.3f} + 0.3 * {loc:.3f} + 0.2 * {fn:.3f} = {score:.3f}{clamped}",
     )

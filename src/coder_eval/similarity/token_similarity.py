@@ -1,12 +1,13 @@
-"""Token-level similarity: how much of one token stream can be matched, in order, in the other.
+"""The `token` method: how alike the two sources' sequences of token types are.
 
-Both sources are cut into tokens -- Python through the standard `tokenize` module with
-comments, line breaks and indentation tokens dropped, anything else through a regex that
-yields words and single punctuation characters -- and the two sequences are compared with
-`difflib.SequenceMatcher(autojunk=False).ratio()`, i.e. ``2 * M / T`` where ``M`` is the
-number of tokens in matching blocks and ``T`` the total token count of both sides. Junk
-detection is off because code is dominated by a few very frequent tokens (brackets,
-commas) that the heuristic would otherwise discard.
+Python sources are cut by the standard `tokenize` module and each token is reduced to its type
+name (`NAME`, `OP`, `NUMBER`, `STRING`, `NEWLINE`, `INDENT`, `COMMENT`, `ENDMARKER` ...; every
+token `tokenize` yields counts). The two sequences are compared with
+`difflib.SequenceMatcher(None, agent, reference).ratio()`, the reference system's figure.
+
+A file that is not Python, or a source `tokenize` rejects, is compared as text instead: words
+and single punctuation characters, matched by their text with the same ratio. The details name
+which comparison was made.
 
 This module also holds the report type and the "is this Python?" test every method shares.
 """
@@ -22,17 +23,6 @@ from pathlib import PurePath
 
 PYTHON_SUFFIXES = frozenset({".py", ".pyi", ".pyw"})
 
-_SKIPPED = frozenset(
-    {
-        tokenize.COMMENT,
-        tokenize.NL,
-        tokenize.NEWLINE,
-        tokenize.INDENT,
-        tokenize.DEDENT,
-        tokenize.ENCODING,
-        tokenize.ENDMARKER,
-    }
-)
 _WORD_OR_PUNCT = re.compile(r"\w+|[^\w\s]")
 
 
@@ -49,10 +39,10 @@ def is_python_name(filename: str) -> bool:
     return not filename or PurePath(filename).suffix.lower() in PYTHON_SUFFIXES
 
 
-def python_tokens(source: str) -> list[str]:
-    """Significant Python tokens of `source`; raises tokenize.TokenError or SyntaxError."""
+def token_types(source: str) -> list[str]:
+    """The type name of every token `tokenize` yields for `source`; raises tokenize.TokenError or SyntaxError."""
     stream = tokenize.generate_tokens(io.StringIO(source).readline)
-    return [tok.string for tok in stream if tok.type not in _SKIPPED]
+    return [tokenize.tok_name[tok.type] for tok in stream]
 
 
 def text_tokens(source: str) -> list[str]:
@@ -60,43 +50,36 @@ def text_tokens(source: str) -> list[str]:
     return _WORD_OR_PUNCT.findall(source)
 
 
-def _tokenize_pair(agent_src: str, reference_src: str, python: bool) -> tuple[list[str], list[str], str]:
-    """Both token sequences, cut by the same tokenizer, and a note naming that tokenizer."""
-    if python:
-        try:
-            agent = python_tokens(agent_src)
-        except (tokenize.TokenError, SyntaxError):
-            failed = "agent"
-        else:
-            try:
-                return agent, python_tokens(reference_src), "python tokenizer"
-            except (tokenize.TokenError, SyntaxError):
-                failed = "reference"
-        note = f"text tokenizer: {failed} source does not tokenize as Python"
-    else:
-        note = "text tokenizer"
-    return text_tokens(agent_src), text_tokens(reference_src), note
+def _ratio(agent: list[str], reference: list[str]) -> float:
+    return difflib.SequenceMatcher(None, agent, reference).ratio()
+
+
+def text_ratio(agent_src: str, reference_src: str) -> SimilarityReport:
+    """The ratio of the two sources' text tokens (words and punctuation, by their text)."""
+    agent, reference = text_tokens(agent_src), text_tokens(reference_src)
+    score = _ratio(agent, reference)
+    return SimilarityReport(score, f"{len(agent)} agent vs {len(reference)} reference text tokens; ratio {score:.3f}")
+
+
+def text_fallback(method: str, reason: str, agent_src: str, reference_src: str) -> SimilarityReport:
+    """The text-token ratio, labelled as standing in for `method` because of `reason`."""
+    text = text_ratio(agent_src, reference_src)
+    return SimilarityReport(text.score, f"{method}: {reason}; compared text tokens instead ({text.details})")
 
 
 def token_similarity(agent_src: str, reference_src: str, *, filename: str = "") -> SimilarityReport:
-    """Measure the SequenceMatcher ratio of the two sources' token sequences."""
-    agent, reference, tokenizer = _tokenize_pair(agent_src, reference_src, is_python_name(filename))
-    score = difflib.SequenceMatcher(None, agent, reference, autojunk=False).ratio()
+    """Match ratio of the two sources' token-type sequences (text tokens for non-Python)."""
+    if not is_python_name(filename):
+        return text_fallback("token", f"{filename} is not a Python file", agent_src, reference_src)
+    sequences: list[list[str]] = []
+    for side, source in (("agent", agent_src), ("reference", reference_src)):
+        try:
+            sequences.append(token_types(source))
+        except (tokenize.TokenError, SyntaxError):
+            return text_fallback("token", f"{side} source does not tokenize as Python", agent_src, reference_src)
+    agent, reference = sequences
+    score = _ratio(agent, reference)
     return SimilarityReport(
         score,
-        f"token: {len(agent)} agent vs {len(reference)} reference tokens ({tokenizer}); "
-        f"sequence match ratio {score:.3f}",
+        f"token: {len(agent)} agent vs {len(reference)} reference tokens; token-type sequence ratio {score:.3f}",
     )
-
-
-def token_fallback(
-    method: str,
-    reason: str,
-    agent_src: str,
-    reference_src: str,
-    filename: str,
-) -> SimilarityReport:
-    """The token method's report, labelled as standing in for `method` because of `reason`."""
-    token = token_similarity(agent_src, reference_src, filename=filename)
-    details = f"{method}: {reason}; fell back to the token method ({token.details})"
-    return SimilarityReport(token.score, details)

@@ -26,6 +26,21 @@ def usage_from(raw: dict[str, Any] | None) -> TokenUsage:
     )
 
 
+REFUSAL_MARKERS = (
+    "requires approval",
+    "haven't granted it yet",
+    "has been denied",
+    "permission to use",
+)
+"""How Claude Code words a tool result its permission layer refused (the result's denial list
+is the authoritative record; these let a turn cut short before its result still say so)."""
+
+
+def refused_text(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in REFUSAL_MARKERS)
+
+
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -56,7 +71,21 @@ class SdkTranslator:
         elif isinstance(message, ResultMessage):
             self.result = message
             self.session_id = message.session_id or self.session_id
+            self._denials(message.permission_denials)
             self.collector(UsageEvent(usage=usage_from(message.usage), model=None))
+
+    def _denials(self, denials: Any) -> None:
+        """Every call the result lists as denied is re-marked refused (it never ran)."""
+        for denial in denials or []:
+            tool_use_id = denial.get("tool_use_id") if isinstance(denial, dict) else None
+            if isinstance(tool_use_id, str):
+                self.collector(
+                    ToolEndEvent(
+                        tool_use_id=tool_use_id,
+                        status="refused",
+                        result_summary=f"refused by Claude Code's permission layer ({denial.get('tool_name')})",
+                    )
+                )
 
     def _assistant(self, message: Any) -> None:
         from claude_agent_sdk import TextBlock, ToolUseBlock
@@ -100,9 +129,8 @@ class SdkTranslator:
             return
         for block in message.content:
             if isinstance(block, ToolResultBlock):
+                text = _result_text(block.content)
                 status = "error" if block.is_error else "success"
-                self.collector(
-                    ToolEndEvent(
-                        tool_use_id=block.tool_use_id, status=status, result_summary=_result_text(block.content)
-                    )
-                )
+                if block.is_error and refused_text(text):
+                    status = "refused"
+                self.collector(ToolEndEvent(tool_use_id=block.tool_use_id, status=status, result_summary=text))

@@ -16,7 +16,7 @@ from typing import Any
 
 from coder_eval.agents.base import Agent, Turn, TurnEnd
 from coder_eval.agents.codex import find_codex
-from coder_eval.agents.codex.command import DEFAULT_MODEL, exec_argv, sandbox_mode
+from coder_eval.agents.codex.command import DEFAULT_MODEL, exec_argv, install_skills, sandbox_mode
 from coder_eval.agents.codex.config import CodexConfig
 from coder_eval.agents.codex.events import CodexTranslator
 from coder_eval.agents.errors import AgentCrashError, TransientAgentError
@@ -39,6 +39,7 @@ class CodexAgent(Agent[CodexConfig]):
         self.home: Path | None = None
         self.cli: str | None = None
         self.process: JsonlProcess | None = None
+        self.skills: list[str] = []
 
     @property
     def model(self) -> str:
@@ -49,6 +50,7 @@ class CodexAgent(Agent[CodexConfig]):
         if self.cli is None:
             raise AgentCrashError("no Codex CLI: pip install 'coder-eval[codex]' or set agent.cli_path")
         self.home = Path(private_dir("codex-", sandbox.home_dir))
+        self.skills = install_skills(self.home, self.config)
 
     def environment_info(self) -> dict[str, Any]:
         return {
@@ -56,6 +58,7 @@ class CodexAgent(Agent[CodexConfig]):
             "codex_cli": self.cli,
             "codex_sandbox": sandbox_mode(self.config),
             "codex_thread_id": self.thread_id,
+            "codex_skills": self.skills,
             "codex_unenforced_tool_lists": bool(self.config.allowed_tools or self.config.disallowed_tools),
         }
 

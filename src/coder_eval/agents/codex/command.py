@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 from coder_eval.agents.codex.config import CodexConfig, SandboxMode
+from coder_eval.agents.skill_roots import skill_dirs, skill_roots
 
 PROVIDER = "coder_eval_gateway"
 DEFAULT_MODEL = "gpt-5-codex"
@@ -94,3 +96,20 @@ def exec_argv(
         argv += ["-c", f"{key}={toml_value(value)}"]
     argv += ["--", prompt]
     return argv
+
+
+def install_skills(home: Path, config: CodexConfig) -> list[str]:
+    """Copy the plugins' skills into `$CODEX_HOME/skills/<name>/`, where Codex lists user skills.
+
+    Codex reads a skill by opening its SKILL.md with the shell, so the copy sits in the agent's
+    private home (readable in every sandbox) rather than in the workspace. Returns their names;
+    a name two plugins share keeps the first plugin's skill.
+    """
+    installed: list[str] = []
+    for root in skill_roots(config):
+        for skill in skill_dirs(root):
+            if skill.name in installed:
+                continue
+            shutil.copytree(skill, home / "skills" / skill.name, symlinks=False, dirs_exist_ok=True)
+            installed.append(skill.name)
+    return installed

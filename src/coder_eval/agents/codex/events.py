@@ -47,11 +47,13 @@ def _tool(item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def _status(item: dict[str, Any]) -> str:
+    if item.get("status") == "declined":  # its approval policy refused the call: it never ran
+        return "refused"
     if item.get("type") == "command_execution":
         code = item.get("exit_code")
         return "success" if code == 0 else ("error" if code is not None else "unknown")
     state = str(item.get("status") or "completed")
-    return "error" if state in ("failed", "declined") else "success"
+    return "error" if state == "failed" else "success"
 
 
 def _summary(item: dict[str, Any]) -> str | None:

@@ -35,6 +35,14 @@ def stats_usage(stats: Any) -> TokenUsage:
     )
 
 
+REFUSAL_TYPES = frozenset({"policy_violation", "permission_denied", "execution_denied"})
+"""Gemini CLI's error types for a tool call its policy engine (or approval mode) refused."""
+
+
+def _refused(raw: Any) -> bool:
+    return isinstance(raw, dict) and str(raw.get("type") or "").lower() in REFUSAL_TYPES
+
+
 def _error_text(raw: Any) -> str:
     if isinstance(raw, dict):
         return str(raw.get("message") or raw.get("type") or raw)
@@ -88,7 +96,7 @@ class GeminiTranslator:
             self.collector(
                 ToolEndEvent(
                     tool_use_id=str(event.get("tool_id") or ""),
-                    status="error" if failed else "success",
+                    status=("refused" if _refused(event.get("error")) else "error") if failed else "success",
                     result_summary=str(summary or "")[-4000:],
                 )
             )

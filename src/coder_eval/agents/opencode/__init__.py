@@ -18,7 +18,6 @@ OPENCODE = AgentKind(
     config=OpenCodeConfig,
     implementation="coder_eval.agents.opencode.agent:OpenCodeAgent",
     binary=npm_binary(OPENCODE_NPM),
-    keys_by_provider=True,
     credentials=("OPENAI_API_KEY", "OPENROUTER_API_KEY", "AZURE_OPENAI_API_KEY", "LITELLM_AUTH_TOKEN"),
     protocols=("openai_chat",),
     gateway_env={"OPENAI_BASE_URL": "{base_url}/v1", "OPENAI_API_KEY": "{token}"},

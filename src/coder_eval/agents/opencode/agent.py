@@ -16,7 +16,7 @@ from coder_eval.agents.base import Agent, Turn, TurnEnd
 from coder_eval.agents.errors import AgentCrashError, TransientAgentError
 from coder_eval.agents.jsonl_cli import JsonlProcess, private_dir
 from coder_eval.agents.opencode import OPENCODE
-from coder_eval.agents.opencode.command import cli_env, run_argv
+from coder_eval.agents.opencode.command import cli_env, run_argv, skill_paths
 from coder_eval.agents.opencode.config import OpenCodeConfig
 from coder_eval.agents.opencode.events import OpenCodeTranslator
 from coder_eval.agents.pump import pump
@@ -49,6 +49,9 @@ class OpenCodeAgent(Agent[OpenCodeConfig]):
             "system_prompt_semantics": self.system_prompt_semantics,
             "opencode_cli": self.cli,
             "opencode_session_id": self.session_id,
+            "opencode_skill_paths": skill_paths(self.config),
+            # its `skill` tool lists a skill's files with ripgrep; without `rg` the call fails
+            "opencode_ripgrep": shutil.which("rg", path=self.env.get("PATH")),
         }
 
     async def run_turn(self, turn: Turn) -> TurnEnd:

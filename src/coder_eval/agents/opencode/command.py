@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from coder_eval.agents.opencode.config import OpenCodeConfig
+from coder_eval.agents.skill_roots import skill_roots
 from coder_eval.models.providers import public_endpoint
 
 PROVIDER = "coder-eval"
@@ -39,10 +40,18 @@ def config_content(config: OpenCodeConfig, base_url: str, api_key: str) -> dict[
         "share": "disabled",
         "permission": _permissions(config),
     }
+    paths = skill_paths(config)
+    if paths:
+        content["skills"] = {"paths": paths}
     if config.system_prompt:
         content["instructions"] = []
         content["agent"] = {"build": {"prompt": config.system_prompt}}
     return content
+
+
+def skill_paths(config: OpenCodeConfig) -> list[str]:
+    """`skills.paths`: each plugin's skills directory (OpenCode scans them; `--pure` keeps them)."""
+    return [str(root) for root in skill_roots(config)]
 
 
 def _permissions(config: OpenCodeConfig) -> dict[str, Any]:

@@ -53,10 +53,15 @@ def step_usage(tokens: dict[str, Any]) -> tuple[TokenUsage, bool]:
     return usage, confirmed
 
 
-def _tool_status(state: dict[str, Any]) -> Literal["success", "error", "unknown"]:
+REFUSALS = ("rejected permission to use", "rule which prevents you from using")
+"""How OpenCode words a tool call its permission rules refused (a `deny` rule, or an `ask` no one answered)."""
+
+
+def _tool_status(state: dict[str, Any]) -> Literal["success", "error", "unknown", "refused"]:
     status = state.get("status")
     if status == "error":
-        return "error"
+        error = str(state.get("error") or "").lower()
+        return "refused" if any(marker in error for marker in REFUSALS) else "error"
     if status != "completed":
         return "unknown"
     code = (state.get("metadata") or {}).get("exit")

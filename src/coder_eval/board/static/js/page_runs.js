@@ -204,6 +204,7 @@
       app.appendChild(h("p", { class: "muted", text: "Started " + B.when(run.start_time) + " · ended " + B.when(run.end_time) + " · coder-eval " + (run.framework_version || "?") + " · agents " + run.agents.join(", ") + " · models " + run.models.join(", ") }));
       app.appendChild(links);
       app.appendChild(head);
+      if (run.state === "running" && run.units_planned != null) app.appendChild(h("p", { class: "card", id: "planned", text: run.tasks_run + " of " + run.units_planned + " planned units finished" }));
       if (run.state === "incomplete") app.appendChild(h("p", { class: "card warn", text: "This run has no run.json: it was stopped before it finished. Rows below come from the task records on disk; `coder-eval aggregate " + run.run_id + "` writes the summary." }));
       if (run.skipped.length) app.appendChild(B.section("Skipped task files", h("ul", {}, run.skipped.map(function (s) { return h("li", {}, h("span", { class: "mono", text: s.path }), ": " + s.reason); }))));
       run.warnings.forEach(function (w) { app.appendChild(h("p", { class: "warn", text: w })); });
