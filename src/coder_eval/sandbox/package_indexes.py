@@ -25,6 +25,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -246,14 +247,11 @@ def npm_indexes() -> list[IndexUrl]:
     if npm is None:
         return []
     try:
-        done = subprocess.run(
-            # --logs-max=0: npm writes a debug log into the operator's home for every command otherwise
-            [npm, "config", "list", "--json", "--logs-max=0"],
-            capture_output=True,
-            text=True,
-            timeout=TOOL_TIMEOUT,
-            env=_tool_env(),
-        )
+        # npm creates ~/.npm (and a debug log in it) for every command, this one too: its cache and
+        # logs go to a throwaway directory, so reading the configuration writes nothing of the operator's
+        with tempfile.TemporaryDirectory(prefix="coder-eval-npm-") as scratch:
+            argv = [npm, "config", "list", "--json", "--logs-max=0", f"--cache={scratch}", f"--logs-dir={scratch}"]
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT, env=_tool_env())
         data = json.loads(done.stdout) if done.returncode == 0 else {}
     except (OSError, subprocess.SubprocessError, ValueError):
         return []
