@@ -5,7 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from coder_eval.experiments.analysis import compare_arms, task_score, variant_statistics
+from coder_eval.experiments.analysis import (
+    PassKFigure,
+    arm_trials,
+    compare_arms,
+    experiment_k_values,
+    pass_k_figures,
+    task_pass_k,
+    task_score,
+    variant_statistics,
+)
+from coder_eval.experiments.passk import TaskTrials
 from coder_eval.experiments.stats import MeanEstimate, RateEstimate
 from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.suite import SuiteRollup
@@ -32,8 +42,37 @@ def _rate(estimate: RateEstimate | None) -> dict[str, Any] | None:
     }
 
 
+def _pass_k(figures: list[PassKFigure]) -> list[dict[str, Any]]:
+    return [
+        {
+            "k": f.k,
+            "pass_at_k": _mean(f.pass_at_k),
+            "pass_hat_k": _mean(f.pass_hat_k),
+            "tasks": f.tasks,
+            "tasks_excluded": f.tasks_excluded,
+        }
+        for f in figures
+    ]
+
+
+def _task_pass_k(trials: TaskTrials | None, k: int | None) -> dict[str, Any] | None:
+    if trials is None:
+        return None
+    figure = task_pass_k(trials, k) if k is not None else None
+    return {
+        "strip": trials.strip,
+        "n": trials.n,
+        "c": trials.c,
+        "pass_at_k": _rate(figure.pass_at_k) if figure else None,
+        "pass_hat_k": _rate(figure.pass_hat_k) if figure else None,
+    }
+
+
 def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
     """Every arm with its intervals, each arm against the first, and each task's scores by arm."""
+    trials = {v: {t.task_id: t for t in arm_trials(result, v)} for v in result.variant_ids}
+    ks = experiment_k_values(result)
+    largest = ks[-1] if ks else None
     arms = []
     for variant_id in result.variant_ids:
         stats = variant_statistics(result, variant_id)
@@ -45,6 +84,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
                 "score": _mean(stats.score),
                 "pass_rate": _rate(stats.pass_rate),
                 "unmeasured": stats.unmeasured_rows,
+                "pass_k": _pass_k(pass_k_figures(list(trials[variant_id].values()), ks)),
             }
         )
     comparisons = []
@@ -79,6 +119,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
                 "is_tie": summary.is_tie,
                 "spread": summary.score_spread,
                 "arms": {v: _mean(task_score(summary, v)) for v in result.variant_ids},
+                "pass_k": {v: _task_pass_k(trials[v].get(summary.task_id), largest) for v in result.variant_ids},
                 "replicates": [
                     {
                         "variant_id": r.variant_id,
@@ -99,6 +140,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
         "arms": arms,
         "comparisons": comparisons,
         "tasks": tasks,
+        "k": largest,
     }
 
 
