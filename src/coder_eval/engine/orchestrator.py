@@ -30,6 +30,7 @@ from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.secret_scan import scan_artifacts
+from coder_eval.engine.spend import SpendLimit
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
 from coder_eval.engine.unit_sandbox import note_limits, unit_sandbox_config, unit_tools
@@ -57,6 +58,8 @@ class RunOptions:
     model_link: ModelLink | None = None
     gateway_spec: GatewaySpec | None = None
     """How the run's gateway is built; executors that host their own gateways start them from it."""
+    spend: SpendLimit | None = None
+    """`--max-cost-usd`: executors launch no unit once it is reached (engine/spend.py)."""
 
 
 @dataclass
