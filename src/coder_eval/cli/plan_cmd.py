@@ -10,6 +10,7 @@ import typer
 from coder_eval.cli.guard import guarded
 
 if TYPE_CHECKING:
+    from coder_eval.engine.forecast import PerTurn
     from coder_eval.engine.validation import FilePlan, PlanReport
 
 
@@ -35,6 +36,21 @@ def plan(
     executor: Annotated[
         str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
     ] = "local",
+    repeats: Annotated[int | None, typer.Option("--repeats", min=1, help="As for run.")] = None,
+    estimate: Annotated[
+        bool,
+        typer.Option("--estimate", help="Also forecast the run's cost per arm from earlier runs or --per-turn-tokens."),
+    ] = False,
+    runs_dir: Annotated[
+        Path, typer.Option("--runs-dir", help="With --estimate: where earlier runs are (their task.json records).")
+    ] = Path("runs"),
+    per_turn_tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--per-turn-tokens",
+            help="With --estimate: assumed IN:OUT tokens per agent turn for units no earlier run covers.",
+        ),
+    ] = None,
 ) -> None:
     """Validate task files and what a run of them needs: exit 0 when `run` would start, 1 when it would refuse.
 
@@ -51,7 +67,8 @@ def plan(
 
     chosen = resolve_backend(backend)
     check_backend_flags(chosen, cassettes)
-    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type)
+    per_turn = _per_turn(per_turn_tokens, estimate)
+    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type, repeats)
     with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
         from coder_eval.engine.validation import plan as run_plan
 
@@ -65,6 +82,8 @@ def plan(
         typer.echo(typer.style("✗ ", fg="red") + problem)
     if experiment is not None or sets:
         _show_resolution(report)
+    if estimate:
+        _show_estimate(report, runs_dir, per_turn)
     bad = sum(not f.ok for f in report.files)
     typer.echo(f"{len(report.files) - bad} of {len(report.files)} task files valid")
     raise typer.Exit(0 if report.ok and not executor_problems else 1)
@@ -112,6 +131,30 @@ def _show_resolution(report: PlanReport) -> None:
             + f", permission {agent.permission_mode}, max_turns {limits.max_turns}, "
             f"task_timeout {limits.task_timeout}, driver {unit.task.definition.sandbox.driver}"
         )
+
+
+def _per_turn(text: str | None, estimate: bool) -> PerTurn | None:
+    if text is None:
+        return None
+    from coder_eval.engine.forecast import PerTurn
+    from coder_eval.errors import UsageError
+
+    if not estimate:
+        raise UsageError("--per-turn-tokens only applies with --estimate")
+    return PerTurn.parse(text)
+
+
+def _show_estimate(report: PlanReport, runs_dir: Path, per_turn: PerTurn | None) -> None:
+    from coder_eval.engine.forecast import forecast_arms, forecast_lines, read_history
+
+    plan = report.units
+    if plan is None:
+        typer.echo("cost forecast: no task loaded, nothing to price")
+        return
+    history, unreadable = read_history(runs_dir)
+    arms = forecast_arms(plan.units, history, per_turn)
+    for line in forecast_lines(arms, len(history), runs_dir, unreadable):
+        typer.echo(line)
 
 
 def _executor_problems(name: str) -> list[str]:
