@@ -84,3 +84,33 @@ def test_replicates_that_pass_and_fail_give_pass_k(tmp_path: Path) -> None:
     assert "| default | 2 | 0.833 |" in report
     assert "✓✗✓✗" in (run_dir / "default" / "variant.md").read_text(encoding="utf-8")
     assert "✓✗✓✗" in (run_dir / "experiment.html").read_text(encoding="utf-8")
+
+
+def test_flaky_lists_the_task_and_the_criterion_that_flips(tmp_path: Path) -> None:
+    """Two runs of two replicates each (✓✗ both times): `coder-eval flaky` pools them."""
+    task = write_task(tmp_path)
+    for name in ("run-1", "run-2"):
+        proc = cli(
+            "run",
+            task,
+            "-b",
+            "script",
+            "--repeats",
+            "2",
+            "--run-dir",
+            tmp_path / name,
+            cwd=tmp_path,
+            timeout=600,
+            env={"API_BACKEND": ""},
+        )
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+    listing = cli("flaky", tmp_path / "run-1", tmp_path / "run-2", cwd=tmp_path)
+    assert listing.returncode == 0, listing.stdout + listing.stderr
+    lines = listing.stdout.splitlines()
+    assert "answer (default): stability 0.50, 2 of 4 graded unit(s) succeeded" in lines
+    assert "  runs: run-1 ✓✗ · run-2 ✓✗" in lines
+    assert "  flips: file_contains: right answer: passed 2 of 4 (scores 0.000–1.000)" in lines
+    as_json = json.loads(cli("flaky", tmp_path / "run-1", "--json", cwd=tmp_path).stdout)
+    assert as_json[0]["task_id"] == "answer" and as_json[0]["flaky"] is True and as_json[0]["stability"] == 0.5
+    missing = cli("flaky", tmp_path / "nowhere", cwd=tmp_path)
+    assert missing.returncode == 2 and "not a run directory" in missing.stdout + missing.stderr
