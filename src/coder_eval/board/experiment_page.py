@@ -16,7 +16,7 @@ from coder_eval.experiments.analysis import (
     variant_statistics,
 )
 from coder_eval.experiments.passk import TaskTrials
-from coder_eval.experiments.stats import MeanEstimate, RateEstimate
+from coder_eval.experiments.stats import MeanEstimate, PairedComparison, RateEstimate
 from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.suite import SuiteRollup
 
@@ -87,29 +87,8 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
                 "pass_k": _pass_k(pass_k_figures(list(trials[variant_id].values()), ks)),
             }
         )
-    comparisons = []
     baseline = result.variant_ids[0] if result.variant_ids else None
-    for variant_id in result.variant_ids[1:]:
-        assert baseline is not None
-        c = compare_arms(result, baseline, variant_id)
-        comparisons.append(
-            {
-                "a": c.label_a,
-                "b": c.label_b,
-                "verdict": c.verdict,
-                "n": c.n,
-                "mean_difference": c.mean_difference,
-                "interval": _mean(c.interval),
-                "t_pvalue": c.t_pvalue,
-                "wilcoxon_pvalue": c.wilcoxon_pvalue,
-                "welch_pvalue": c.welch_pvalue,
-                "b_better": c.b_better,
-                "a_better": c.a_better,
-                "ties": c.ties,
-                "tasks_excluded": c.tasks_excluded,
-                "unmeasured_rows": c.unmeasured_rows,
-            }
-        )
+    comparisons = [_comparison(compare_arms(result, baseline, v)) for v in result.variant_ids[1:] if baseline]
     tasks = []
     for summary in result.task_summaries:
         tasks.append(
@@ -141,6 +120,26 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
         "comparisons": comparisons,
         "tasks": tasks,
         "k": largest,
+    }
+
+
+def _comparison(c: PairedComparison) -> dict[str, Any]:
+    """One arm against the first, as the page shows it."""
+    return {
+        "a": c.label_a,
+        "b": c.label_b,
+        "verdict": c.verdict,
+        "n": c.n,
+        "mean_difference": c.mean_difference,
+        "interval": _mean(c.interval),
+        "t_pvalue": c.t_pvalue,
+        "wilcoxon_pvalue": c.wilcoxon_pvalue,
+        "welch_pvalue": c.welch_pvalue,
+        "b_better": c.b_better,
+        "a_better": c.a_better,
+        "ties": c.ties,
+        "tasks_excluded": c.tasks_excluded,
+        "unmeasured_rows": c.unmeasured_rows,
     }
 
 
