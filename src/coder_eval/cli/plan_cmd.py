@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from coder_eval.cli.guard import guarded
+from coder_eval.records.layout import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
     from coder_eval.engine.forecast import PerTurn
@@ -43,7 +44,7 @@ def plan(
     ] = False,
     runs_dir: Annotated[
         Path, typer.Option("--runs-dir", help="With --estimate: where earlier runs are (their task.json records).")
-    ] = Path("runs"),
+    ] = Path(DEFAULT_RUNS_DIR),
     per_turn_tokens: Annotated[
         str | None,
         typer.Option(
