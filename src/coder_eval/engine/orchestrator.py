@@ -167,7 +167,9 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
     env = {**sandbox.env(), **(link.env if link else {})}
     if link is not None and link.address is not None:
         # the route as the agent reaches it from inside (a network-less sandbox bridges it in)
-        inside = RouteAddress(sandbox.live.reach(link.address.base_url), link.address.token)
+        # (under bubblewrap this starts the unit's namespaces: a worker thread, so other units' turns go on)
+        reached = await asyncio.to_thread(sandbox.live.reach, link.address.base_url)
+        inside = RouteAddress(reached, link.address.token)
         env.update(kind.env_for(inside))
     try:
         agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
