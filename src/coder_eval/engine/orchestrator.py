@@ -252,11 +252,15 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
         if state.judges is not None:
             state.judges.reference_dir = reference
         definition = state.unit.task.definition
-        commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
+        commands = bool(definition.post_run) or any(c.type in _COMMAND_CRITERIA for c in definition.success_criteria)
         # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
         inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
         grade_unit(state, sandbox, reference, digest, options, inner)
     _check_task_view(state)
+
+
+_COMMAND_CRITERIA = frozenset({"run_command", "harbor_verifier"})
+"""Criterion types whose commands read TASK_DIR."""
 
 
 def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:
