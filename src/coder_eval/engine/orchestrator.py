@@ -27,6 +27,7 @@ from coder_eval.engine.grading_phase import checker, grade_unit
 from coder_eval.engine.hooks import run_pre
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
+from coder_eval.engine.oracle_solve import apply_solve, solves
 from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.secret_scan import scan_artifacts
@@ -192,7 +193,7 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
     note_limits(sandbox, state.env_info, state.log)
-    if not state.unit.task.definition.pre_run:
+    if not _has_pre_run(state.unit):
         return None
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
     return failure
@@ -200,7 +201,7 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     failure = await asyncio.to_thread(_prepare_and_pre_run, state, sandbox, options)
-    if state.unit.task.definition.pre_run and state.timed_out("pre_run"):
+    if _has_pre_run(state.unit) and state.timed_out("pre_run"):
         return
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
@@ -217,9 +218,19 @@ def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[Co
     """pre_run with TASK_DIR shared for its duration only (one worker-thread hop for all three steps)."""
     env = _share_task_dir(state, sandbox, run_dir)
     try:
-        return run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
+        results, failure = run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
+        reference = _reference_dir(state.unit)
+        if failure is None and solves(state.unit) and reference is not None:
+            solved, failure = apply_solve(state.unit, sandbox, reference, state.log, env)
+            results.append(solved)
+        return results, failure
     finally:
         sandbox.live.unshare("task")
+
+
+def _has_pre_run(unit: RunUnit) -> bool:
+    """pre_run steps, or the oracle's solve command (which runs after them)."""
+    return bool(unit.task.definition.pre_run) or solves(unit)
 
 
 def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:

@@ -1,0 +1,85 @@
+"""The oracle of a task whose reference says how it is applied (`reference.solve`, a Harbor solve.sh).
+
+lint runs each task twice, with no agent (it must not pass) and with its oracle (it must): here
+the oracle is the solve command, run in the sandbox with the reference shown, never copied in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def cli(*args: str | Path, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("API_BACKEND", None)
+    return subprocess.run(
+        [sys.executable, "-m", "coder_eval", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def lint(cwd: Path, *paths: str) -> tuple[int, list[dict[str, Any]]]:
+    """lint's exit code and its findings other than notes."""
+    proc = cli("lint", *paths, "-f", "json", cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.returncode, [f for f in json.loads(proc.stdout)["findings"] if f["severity"] != "note"]
+
+
+def solve_task(root: Path, solve_sh: str) -> Path:
+    folder = root / "solve-task"
+    (folder / "solution").mkdir(parents=True)
+    (folder / "solution" / "solve.sh").write_text(solve_sh, encoding="utf-8")
+    (folder / "solution" / "answer.template").write_text("answer: {}\n", encoding="utf-8")
+    doc = {
+        "task_id": "solve-task",
+        "description": "the oracle runs solve.sh",
+        "initial_prompt": "Write answer.txt.",
+        "agent": {"type": "claude-code"},
+        "sandbox": {"driver": "tempdir"},
+        "reference": {
+            "directory": "solution",
+            "solve": {"command": 'bash "$REFERENCE_DIR/solve.sh"', "env": {"ANSWER": "forty-two"}},
+        },
+        "success_criteria": [
+            {"type": "run_command", "command": "grep -qx 'answer: forty-two' answer.txt", "description": "answered"},
+            {"type": "run_command", "command": "test ! -e solve.sh", "description": "solution not copied in"},
+        ],
+    }
+    path = folder / "task.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_oracle_runs_the_solve_command_with_its_env(tmp_path: Path) -> None:
+    solve_task(tmp_path, 'sed "s/{}/$ANSWER/" "$REFERENCE_DIR/answer.template" > answer.txt\n')
+    code, findings = lint(tmp_path, "solve-task")
+    assert (code, findings) == (0, [])
+
+
+def test_a_failing_solve_command_is_reported_with_its_reason(tmp_path: Path) -> None:
+    solve_task(tmp_path, "echo 'solve: missing tool' >&2; exit 3\n")
+    code, findings = lint(tmp_path, "solve-task")
+    (hit,) = [f for f in findings if f["rule_id"] in ("CE202", "CE203")]
+    assert code == 1 and hit["rule_id"] == "CE203" and "exit code 3" in hit["message"], findings
+
+
+def test_the_scripted_oracle_only_replies_when_the_harness_applies_the_reference(tmp_path: Path) -> None:
+    from coder_eval.gateway.script_file import oracle_script
+    from coder_eval.loading.loader import load_tasks
+
+    task = solve_task(tmp_path, "true\n")
+    (loaded,) = load_tasks([str(task)]).tasks
+    script = oracle_script(loaded)
+    assert script.steps == [] and "solve command" in script.final_reply
