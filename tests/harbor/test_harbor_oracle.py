@@ -2,17 +2,21 @@
 
 lint runs each task twice, with no agent (it must not pass) and with its oracle (it must): here
 the oracle is the solve command, run in the sandbox with the reference shown, never copied in.
+The docker test imports a Harbor task and lints it as Harbor would trial it: solution at
+/solution, `[solution] env`, the verifier's reward.json under /logs/verifier, the image's WORKDIR.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 
@@ -83,3 +87,63 @@ def test_the_scripted_oracle_only_replies_when_the_harness_applies_the_reference
     (loaded,) = load_tasks([str(task)]).tasks
     script = oracle_script(loaded)
     assert script.steps == [] and "solve command" in script.final_reply
+
+
+def docker_ready() -> bool:
+    docker = shutil.which("docker")
+    if docker is None:
+        return False
+    probe = [docker, "image", "inspect", "coder-eval-base:latest"]
+    return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+
+
+HARBOR_TOML = """version = "1.0"
+[metadata]
+difficulty = "easy"
+[verifier]
+timeout_sec = 120.0
+[agent]
+timeout_sec = 300.0
+[environment]
+allow_internet = false
+memory = "1G"
+[environment.env]
+GREETING_FILE = "greeting.txt"
+[solution.env]
+GREETING = "hello from the oracle"
+"""
+TEST_SH = """#!/bin/bash
+mkdir -p /logs/verifier
+echo "workdir $PWD"
+if [ "$(cat "/app/$GREETING_FILE" 2>/dev/null)" = "hello from the oracle" ]; then
+  echo '{"score": 1.0}' > /logs/verifier/reward.json
+else
+  echo "no greeting in /app/$GREETING_FILE"
+  echo '{"score": 0.0}' > /logs/verifier/reward.json
+fi
+"""
+SOLVE_SH = """#!/bin/bash
+cp /solution/files/greeting.txt "$GREETING_FILE" && test "$(cat "$GREETING_FILE")" = "$GREETING"
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not docker_ready(), reason="needs docker and the coder-eval-base image")
+def test_an_imported_harbor_task_fails_with_no_agent_and_passes_its_oracle_under_docker(tmp_path: Path) -> None:
+    src = tmp_path / "pack" / "greet"
+    for part in ("environment", "tests", "solution/files"):
+        (src / part).mkdir(parents=True)
+    (src / "task.toml").write_text(HARBOR_TOML, encoding="utf-8")
+    (src / "instruction.md").write_text("Write the greeting to greeting.txt.\n", encoding="utf-8")
+    (src / "environment" / "Dockerfile").write_text("FROM coder-eval-base:latest\nWORKDIR /app\n", encoding="utf-8")
+    (src / "tests" / "test.sh").write_text(TEST_SH, encoding="utf-8")
+    (src / "solution" / "solve.sh").write_text(SOLVE_SH, encoding="utf-8")
+    (src / "solution" / "files" / "greeting.txt").write_text("hello from the oracle\n", encoding="utf-8")
+    proc = cli("import", "harbor", "pack", "-o", "tasks", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    imported = yaml.safe_load((tmp_path / "tasks" / "greet" / "task.yaml").read_text(encoding="utf-8"))
+    assert imported["reference"]["solve"]["env"] == {"GREETING": "hello from the oracle"}
+    # solution/files here is the task's own, beside its solve.sh: the oracle runs solve.sh
+    assert imported["reference"]["directory"] == "solution"
+    code, findings = lint(tmp_path, "tasks")
+    assert (code, findings) == (0, []), findings
