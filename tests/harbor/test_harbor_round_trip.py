@@ -149,6 +149,7 @@ def test_a_harbor_task_with_a_partial_reward_imports_as_a_partial_score(tmp_path
     assert doc["sandbox"] == {
         "driver": "docker",
         "docker": {"dockerfile_path": "environment/Dockerfile", "working_dir": "auto"},
+        "keep_services": True,
         "limits": {"max_cpus": 2.0, "max_memory_mb": 2048},
     }
     # the agent's time is its turn's; the task's deadline adds the verifier's and the set-up's

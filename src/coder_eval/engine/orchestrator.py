@@ -41,6 +41,7 @@ from coder_eval.models.agent import BaseAgentConfig
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR
+from coder_eval.sandbox.auto import resolve_auto
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
@@ -252,8 +253,9 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
 
 def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
-    # Every process the agent left (detached ones too) ends before the reference exists anywhere.
-    sandbox.kill_processes()
+    # Every process the agent left (detached ones too) ends before the reference exists anywhere,
+    # unless the task keeps its services for grading under a driver that hides the staged reference.
+    alive = _keep_services(state, sandbox)
     breach = sandbox.limit_breach()
     if breach is not None:
         state.fail(FinalStatus.ERROR, breach)
@@ -266,12 +268,31 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
         commands = bool(definition.post_run) or any(c.type in _COMMAND_CRITERIA for c in definition.success_criteria)
         # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
         inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
-        grade_unit(state, sandbox, reference, digest, options, inner)
+        grade_unit(state, sandbox, reference, digest, options, inner, services_alive=alive)
     _check_task_view(state)
 
 
 _COMMAND_CRITERIA = frozenset({"run_command", "harbor_verifier"})
 """Criterion types whose commands read TASK_DIR."""
+
+
+def _keep_services(state: UnitState, sandbox: Sandbox) -> bool:
+    """End the agent's processes before grading, or keep them (`sandbox.keep_services`); True when kept."""
+    if sandbox.config.keep_services:
+        driver = sandbox.driver.name if sandbox.driver.name != "auto" else resolve_auto()
+        if driver in ISOLATING_DRIVERS:
+            state.log.add("keep_services: the processes left running stay alive into grading")
+            return True
+        state.log.add(
+            f"keep_services is honoured under bubblewrap and docker only; under {driver} the processes left "
+            "running were ended before grading (the staged reference would be within their reach)"
+        )
+    sandbox.kill_processes()
+    return False
+
+
+ISOLATING_DRIVERS = frozenset({"bubblewrap", "docker"})
+"""Drivers under which a unit's processes cannot reach the harness's private files (the staged reference)."""
 
 
 def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:

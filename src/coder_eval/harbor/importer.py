@@ -8,6 +8,7 @@ Each Harbor task becomes `OUT/<name>/task.yaml` beside copies of its `environmen
   oracle use (`/logs/verifier`, `/tests`, `/solution`) made writable for the unit's non-root user,
   and `[environment] env` as `ENV` lines. The workspace is `[environment] workdir`, else the
   image's own `WORKDIR`; CPU, memory and storage limits are converted (`memory = "4G"` included);
+  `keep_services` is on, since Harbor's verifier probes the environment the agent leaves running;
 - the verifier is one `harbor_verifier` criterion: `tests/test.sh` run in the sandbox with its own
   timeout and `[verifier] env`, scored by the reward it writes, read as Harbor reads it;
 - the agent block is terminal-ready: Harbor tasks are solved in a shell, and Claude Code under
@@ -189,7 +190,8 @@ def _write_dockerfile(conv: Conversion, source: Path, target: Path) -> None:
 def _sandbox(conv: Conversion) -> dict[str, Any]:
     docker: dict[str, Any] = {"dockerfile_path": "environment/Dockerfile", "working_dir": conv.working_dir()}
     _network(conv, docker)
-    sandbox: dict[str, Any] = {"driver": "docker", "docker": docker}
+    # Harbor's environment stays up from the agent to the verifier: what the agent started still serves
+    sandbox: dict[str, Any] = {"driver": "docker", "docker": docker, "keep_services": True}
     limits = conv.limits()
     if limits:
         sandbox["limits"] = limits
