@@ -106,7 +106,7 @@ def test_settings_are_converted_and_every_loss_is_listed(tmp_path: Path) -> None
         "[environment] healthcheck is not imported",
         "[extras] is not imported (thing)",
         "[metadata] author_name: informational",
-        "steps/ (a multi-step task) is not imported",
+        "steps/ without [[steps]] in task.toml is not imported",
     ):
         assert lost in losses, losses
     assert "memory" not in losses and "storage" not in losses and "workdir" not in losses
@@ -161,3 +161,94 @@ def test_the_cli_reports_each_task_and_exits_1_when_one_was_refused(tmp_path: Pa
     assert "imported pack/good -> out/good/task.yaml" in text and "refused pack/bad:" in text
     assert "not UTF-8 text" in text and "1 imported, 1 refused" in text
     assert "Internal error" not in proc.stdout + proc.stderr
+
+
+STEPS_TOML = """[agent]
+timeout_sec = 100.0
+[verifier]
+timeout_sec = 30.0
+[environment]
+allow_internet = true
+[[steps]]
+name = "make-a"
+min_reward = 1.0
+[[steps]]
+name = "make-b"
+[steps.verifier]
+timeout_sec = 20.0
+"""
+STEP_TEST = 'L="$HARBOR_VERIFIER_LOGS"; . "$(dirname "$0")/lib.sh"; check {} > "$L/reward.txt"\n'
+
+
+def test_a_multi_step_task_is_one_prompt_with_a_verifier_per_step(tmp_path: Path) -> None:
+    src = harbor_task(tmp_path, "pack/two-steps", STEPS_TOML)
+    (src / "instruction.md").unlink()
+    (src / "tests" / "test.sh").unlink()
+    (src / "tests" / "lib.sh").write_text(
+        'check() { if [ -f "$1" ]; then echo 1; else echo 0; fi; }\n', encoding="utf-8"
+    )
+    for name, made, text in (
+        ("make-a", "a.txt", "<!-- canary GUID 1234 -->\n\nCreate a.txt."),
+        ("make-b", "b.txt", "Create b.txt."),
+    ):
+        (src / "steps" / name / "tests").mkdir(parents=True)
+        (src / "steps" / name / "instruction.md").write_text(text, encoding="utf-8")
+        (src / "steps" / name / "tests" / "test.sh").write_text(STEP_TEST.format(made), encoding="utf-8")
+    report = import_harbor(src, tmp_path / "out")
+    assert report.refused == [], report.refused
+    (item,) = report.imported
+    doc = load(tmp_path / "out", "two-steps")
+    prompt = str(doc["initial_prompt"])
+    assert "## Step 1 of 2: make-a\n\nCreate a.txt." in prompt and "## Step 2 of 2: make-b" in prompt
+    assert "canary" not in prompt
+    criteria = doc["success_criteria"]
+    assert [(c["tests_dir"], c["timeout"]) for c in criteria] == [  # type: ignore[union-attr]
+        ("steps/make-a/verifier", 30.0),
+        ("steps/make-b/verifier", 20.0),
+    ]
+    assert doc["run_limits"] == {"turn_timeout": 100.0, "task_timeout": 100.0 + 30.0 + 20.0 + 600.0}
+    merged = tmp_path / "out" / "two-steps" / "steps" / "make-a" / "verifier"
+    assert sorted(p.name for p in merged.iterdir()) == ["lib.sh", "test.sh"]  # shared tests under the step's
+    assert any("make-a: min_reward not imported" in loss for loss in item.losses), item.losses
+    assert any("every step's verifier runs after the agent" in loss for loss in item.losses)
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("", encoding="utf-8")
+    for i, criterion in enumerate(criteria):  # type: ignore[arg-type]
+        criterion.update(tests_path=str(tmp_path / f"t{i}"), logs_path=str(tmp_path / f"l{i}"))
+    task_file = tmp_path / "out" / "two-steps" / "task.yaml"
+    task_file.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    args = ["evaluate", str(task_file), str(work), "--run-dir", "ev", "--driver", "tempdir"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "coder_eval", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    graded = yaml.safe_load(next((tmp_path / "ev").rglob("task.json")).read_text(encoding="utf-8"))
+    assert [r["score"] for r in graded["success_criteria_results"]] == [1.0, 0.0], proc.stdout + proc.stderr
+    assert graded["weighted_score"] == 0.5  # Harbor's default strategy: the mean of the steps
+
+
+def test_reward_strategy_final_scores_the_last_step_only(tmp_path: Path) -> None:
+    src = harbor_task(
+        tmp_path, "pack/final", STEPS_TOML.replace("[agent]", 'multi_step_reward_strategy = "final"\n[agent]')
+    )
+    for name in ("make-a", "make-b"):
+        (src / "steps" / name).mkdir(parents=True)
+        (src / "steps" / name / "instruction.md").write_text(f"Do {name}.", encoding="utf-8")
+    report = import_harbor(src, tmp_path / "out")
+    assert report.refused == [], report.refused
+    criteria = load(tmp_path / "out", "final")["success_criteria"]
+    assert [c.get("weight", 1) for c in criteria] == [0, 1]  # type: ignore[union-attr]
+    assert (tmp_path / "out" / "final" / "steps" / "make-b" / "verifier" / "test.sh").is_file()  # the shared one
+
+
+def test_a_step_without_a_test_is_refused(tmp_path: Path) -> None:
+    src = harbor_task(tmp_path, "pack/broken-steps", STEPS_TOML)
+    (src / "tests" / "test.sh").unlink()
+    for name in ("make-a", "make-b"):
+        (src / "steps" / name).mkdir(parents=True)
+        (src / "steps" / name / "instruction.md").write_text("x", encoding="utf-8")
+    report = import_harbor(src, tmp_path / "out")
+    (refused,) = report.refused
+    assert "step 'make-a' has no test.sh" in refused.reason and not (tmp_path / "out" / "broken-steps").exists()

@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from coder_eval.errors import CoderEvalError, TaskConfigError, UsageError
+from coder_eval.harbor.steps import step_criteria, step_names, step_prompt
 from coder_eval.harbor.task_toml import Conversion
 from coder_eval.loading.loader import validate_document
 
@@ -122,18 +123,36 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise TaskConfigError.single(path, f"cannot read it as TOML: {exc}", "", "fix the file's syntax") from None
 
 
+_CANARY = re.compile(r"^(<!--.*canary.*-->|#.*canary.*)$", re.IGNORECASE)
+
+
+def strip_canary(text: str) -> str:
+    """The instruction without its leading canary lines (data-provenance markers Harbor never shows)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines) and _CANARY.match(lines[i].strip()):
+        i += 1
+    if i == 0:
+        return text
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return "\n".join(lines[i:])
+
+
 def read_instruction(path: Path) -> str:
     if not path.is_file():
-        raise TaskConfigError.single(path.parent, "no instruction.md", "instruction.md", "a Harbor task needs one")
+        raise TaskConfigError.single(
+            path.parent, f"no {path.name}", path.name, "a Harbor task (and each step) needs one"
+        )
     data = path.read_bytes()
     try:
-        return data.decode("utf-8")
+        return strip_canary(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise TaskConfigError.single(
             path,
             f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded",
             "",
-            "re-save instruction.md as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+            f"re-save {path.name} as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
         ) from None
 
 
@@ -233,8 +252,10 @@ def _criterion(conv: Conversion) -> dict[str, Any]:
 def import_one(source: Path, out: Path, name: str, config: dict[str, Any]) -> ImportedTask:
     """One task directory into `out/name/`; the directory is removed again when the task is refused."""
     conv = Conversion(config)
-    instruction = read_instruction(source / "instruction.md")
-    if not (source / "tests" / "test.sh").is_file():
+    steps = step_names(config)
+    top = source / "instruction.md"
+    instruction = step_prompt(source, steps, read_instruction) if steps else read_instruction(top)
+    if not steps and not (source / "tests" / "test.sh").is_file():
         raise TaskConfigError.single(source, "no tests/test.sh", "tests/test.sh", "a Harbor task needs a verifier")
     target = out / name
     if target.exists():
@@ -248,7 +269,7 @@ def import_one(source: Path, out: Path, name: str, config: dict[str, Any]) -> Im
 
 
 def _write_task(source: Path, target: Path, conv: Conversion, instruction: str) -> ImportedTask:
-    for part in ("environment", "tests", "solution"):
+    for part in ("environment", "tests", "solution", "steps"):
         if (source / part).is_dir():
             shutil.copytree(source / part, target / part, symlinks=True)
     _write_dockerfile(conv, source, target)
@@ -267,9 +288,16 @@ def _write_task(source: Path, target: Path, conv: Conversion, instruction: str) 
     reference = _reference(conv, target)
     if reference is not None:
         doc["reference"] = reference
-    doc["success_criteria"] = [_criterion(conv)]
-    if (source / "steps").is_dir():
-        conv.losses.append("steps/ (a multi-step task) is not imported: only the top-level instruction and tests are")
+    if step_names(conv.config):
+        criteria = step_criteria(conv.config, source, target, conv.losses, conv.verifier_timeout())
+        if "turn_timeout" in run_limits:
+            verifiers = sum(float(c["timeout"]) for c in criteria)
+            run_limits["task_timeout"] = run_limits["turn_timeout"] + verifiers + conv.setup_timeout()
+    else:
+        criteria = [_criterion(conv)]
+        if (source / "steps").is_dir():
+            conv.losses.append("steps/ without [[steps]] in task.toml is not imported (no step is declared)")
+    doc["success_criteria"] = criteria
     if (source / "environment" / "docker-compose.yaml").is_file():
         conv.losses.append("environment/docker-compose.yaml: multi-container environments are not imported")
     conv.unhandled()

@@ -38,6 +38,8 @@ HANDLED: dict[str, frozenset[str]] = {
         }
     ),
     "solution": frozenset({"env"}),
+    "steps": frozenset(),  # a list of tables, read by harbor/steps.py (its own losses)
+    "multi_step_reward_strategy": frozenset(),
 }
 INFORMATIONAL: frozenset[str] = frozenset({"version", "schema_version"})
 
@@ -132,9 +134,10 @@ class Conversion:
         agent = _seconds(self.section("agent").get("timeout_sec"))
         if agent is None:
             return {}
-        verifier = _seconds(self.section("verifier").get("timeout_sec")) or 600.0
-        setup = _seconds(self.section("environment").get("build_timeout_sec")) or SETUP_SLACK_SEC
-        return {"turn_timeout": agent, "task_timeout": agent + verifier + setup}
+        return {"turn_timeout": agent, "task_timeout": agent + self.verifier_timeout() + self.setup_timeout()}
+
+    def setup_timeout(self) -> float:
+        return _seconds(self.section("environment").get("build_timeout_sec")) or SETUP_SLACK_SEC
 
     def verifier_timeout(self) -> float:
         return _seconds(self.section("verifier").get("timeout_sec")) or 600.0
