@@ -98,11 +98,44 @@ def substitute_leaves(value: Any, row: dict[str, Any]) -> Any:
     return value
 
 
+DOCKER_ROW_FIELDS = ("image", "dockerfile_path", "working_dir")
+"""`sandbox.docker` fields (besides `build.args` values) where `${row.x}` is substituted: one image per row."""
+
+
+def docker_with_row(docker: Any, row: dict[str, Any]) -> Any:
+    """`sandbox.docker` with `${row.x}` substituted in its image fields and build-arg values."""
+    if not isinstance(docker, dict):
+        return docker
+    out = dict(docker)
+    for name in DOCKER_ROW_FIELDS:
+        if isinstance(out.get(name), str):
+            out[name] = substitute(out[name], row)
+    build = out.get("build")
+    if isinstance(build, dict) and isinstance(build.get("args"), dict):
+        out["build"] = {**build, "args": substitute_leaves(build["args"], row)}
+    return out
+
+
+def docker_placeholders(docker: Any) -> list[str]:
+    """Where `sandbox.docker` names `${row.x}` (for a task without a dataset, where nothing fills it)."""
+    if not isinstance(docker, dict):
+        return []
+    found = [f"sandbox.docker.{n}" for n in DOCKER_ROW_FIELDS if _PLACEHOLDER.search(str(docker.get(n) or ""))]
+    build = docker.get("build")
+    args = build.get("args") if isinstance(build, dict) else None
+    if isinstance(args, dict):
+        found += [f"sandbox.docker.build.args.{k}" for k, v in args.items() if _PLACEHOLDER.search(str(v))]
+    return found
+
+
 def row_document(raw: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """The raw task document for one row: prompt and criteria substituted, dataset removed."""
+    """The raw task document for one row: prompt, criteria and docker image fields substituted, dataset removed."""
     doc = {k: v for k, v in raw.items() if k != "dataset"}
     if isinstance(doc.get("initial_prompt"), str):
         doc["initial_prompt"] = substitute(doc["initial_prompt"], row)
     if "success_criteria" in doc:
         doc["success_criteria"] = substitute_leaves(doc["success_criteria"], row)
+    sandbox = doc.get("sandbox")
+    if isinstance(sandbox, dict) and "docker" in sandbox:
+        doc["sandbox"] = {**sandbox, "docker": docker_with_row(sandbox["docker"], row)}
     return doc
