@@ -123,6 +123,7 @@ def test_the_verifier_timeout_is_its_own(tmp_path: Path) -> None:
     [
         ({"tests_path": "tests"}, "absolute path"),
         ({"logs_path": "/logs/../etc"}, "absolute path"),
+        ({"tests_path": "/"}, "not /"),
         ({"tests_dir": "../elsewhere"}, "under the task's directory"),
         ({"env": {"BAD-NAME": "1"}}, "not environment variable names"),
     ],
@@ -130,3 +131,16 @@ def test_the_verifier_timeout_is_its_own(tmp_path: Path) -> None:
 def test_bad_fields_are_refused(fields, message):
     with pytest.raises(ValueError, match=message):
         spec(type="harbor_verifier", **fields)
+
+
+def test_a_tests_directory_it_did_not_fill_is_never_emptied(tmp_path: Path) -> None:
+    ctx, paths = harbor_task(tmp_path, f"echo 1 > {tmp_path}/logs/reward.txt\n")
+    theirs = Path(paths["tests_path"])
+    theirs.mkdir()
+    (theirs / "keep.txt").write_text("someone else's\n", encoding="utf-8")
+    graded = grade([spec(type="harbor_verifier", **paths)], ctx)
+    assert graded.status == FinalStatus.ERROR and "did not put there" in graded.config_errors[0]
+    assert (theirs / "keep.txt").is_file()
+    (theirs / "keep.txt").unlink()
+    assert grade([spec(type="harbor_verifier", **paths)], ctx).status == FinalStatus.SUCCESS
+    assert grade([spec(type="harbor_verifier", **paths)], ctx).status == FinalStatus.SUCCESS  # its own: refilled

@@ -1,6 +1,7 @@
 """harbor_verifier: a Harbor task's tests run in the sandbox, scored by the reward they write.
 
-As Harbor does after the agent: the verifier's directory is copied to `tests_path` (`/tests`), the
+As Harbor does after the agent: the verifier's directory is copied to `tests_path` (`/tests`; emptied first only when empty or
+filled by this criterion before, never a directory of someone else's), the
 reward files left in `logs_path` (`/logs/verifier`) are removed, `test.sh` runs from the workspace
 with the criterion's `env` (and HARBOR_VERIFIER_LOGS naming the logs directory, which verifiers
 written by `coder-eval export` read), its output going to `test-stdout.txt` there, and the reward is read
@@ -30,6 +31,8 @@ LOG_SHOWN = 4000
 """Characters of the end of test-stdout.txt kept in the details."""
 FILE_CAP = 65536
 """Bytes of each reward file read back."""
+OWNED = ".coder-eval-verifier"
+"""Marks a tests directory this criterion filled, so only such a directory is ever emptied."""
 
 
 def verifier_script(spec: HarborVerifierCriterion, token: str) -> str:
@@ -42,7 +45,11 @@ if [ ! -f "$S/test.sh" ]; then echo "$M setup no test.sh in the task's {spec.tes
 if ! mkdir -p "$T" "$L" 2>/dev/null || [ ! -w "$T" ] || [ ! -w "$L" ]; then
   echo "$M setup $T and $L must exist and be writable by the unit's user (uid $(id -u))"; exit 0
 fi
-rm -rf "$T"/* "$T"/.[!.]* 2>/dev/null; cp -R "$S/." "$T/" || {{ echo "$M setup cannot copy the tests to $T"; exit 0; }}
+if [ -n "$(ls -A "$T")" ] && [ ! -e "$T/{OWNED}" ]; then
+  echo "$M setup $T already holds files this verifier did not put there; it is not overwritten"; exit 0
+fi
+rm -rf "$T"/* "$T"/.[!.]* 2>/dev/null; : > "$T/{OWNED}"
+cp -R "$S/." "$T/" || {{ echo "$M setup cannot copy the tests to $T"; exit 0; }}
 rm -f "$L/reward.txt" "$L/reward.json"
 export HARBOR_VERIFIER_LOGS="$L" CODER_EVAL_WORKDIR="${{CODER_EVAL_WORKDIR:-$PWD}}"
 {exports}bash "$T/test.sh" > "$L/test-stdout.txt" 2>&1 < /dev/null

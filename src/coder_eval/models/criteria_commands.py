@@ -251,9 +251,9 @@ class HarborVerifierCriterion(BaseCriterion):
     @field_validator("tests_path", "logs_path")
     @classmethod
     def _absolute(cls, value: str) -> str:
-        if not value.startswith("/") or ".." in value.split("/"):
-            raise ValueError(f"must be an absolute path inside the sandbox without '..', not {value!r}")
-        return value.rstrip("/") or "/"
+        if not value.startswith("/") or ".." in value.split("/") or not value.strip("/"):
+            raise ValueError(f"must be an absolute path inside the sandbox, not / and without '..', not {value!r}")
+        return value.rstrip("/")
 
     @field_validator("tests_dir")
     @classmethod
