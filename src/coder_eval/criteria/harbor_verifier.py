@@ -1,7 +1,7 @@
 """harbor_verifier: a Harbor task's tests run in the sandbox, scored by the reward they write.
 
-As Harbor does after the agent: the verifier's directory is copied to `tests_path` (`/tests`; emptied first only when empty or
-filled by this criterion before, never a directory of someone else's), the
+As Harbor does after the agent: the verifier's directory is copied to `tests_path` (`/tests`;
+emptied first only when it was empty or filled by this criterion, never someone else's), the
 reward files left in `logs_path` (`/logs/verifier`) are removed, `test.sh` runs from the workspace
 with the criterion's `env` (and HARBOR_VERIFIER_LOGS naming the logs directory, which verifiers
 written by `coder-eval export` read), its output going to `test-stdout.txt` there, and the reward is read
