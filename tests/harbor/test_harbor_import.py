@@ -252,3 +252,20 @@ def test_a_step_without_a_test_is_refused(tmp_path: Path) -> None:
     report = import_harbor(src, tmp_path / "out")
     (refused,) = report.refused
     assert "step 'make-a' has no test.sh" in refused.reason and not (tmp_path / "out" / "broken-steps").exists()
+
+
+def test_plan_refuses_an_imported_task_whose_verifier_is_gone(tmp_path: Path) -> None:
+    harbor_task(tmp_path / "pack", "t")
+    import_harbor(tmp_path / "pack", tmp_path / "out")
+    (tmp_path / "out" / "t" / "tests" / "test.sh").unlink()
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "coder_eval", "plan", "out", "-T", "none"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    text = " ".join(proc.stdout.split())
+    assert proc.returncode == 1 and "the verifier's directory 'tests' holds no test.sh" in text, proc.stdout

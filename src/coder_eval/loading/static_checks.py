@@ -93,6 +93,15 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
             )
     for i, crit in enumerate(task.success_criteria):
         problems.extend(_criterion_problems(i, crit))
+        tests = getattr(crit, "tests_dir", None) if crit.type == "harbor_verifier" else None
+        if isinstance(tests, str) and not (task_dir / tests / "test.sh").is_file():
+            problems.append(
+                Problem(
+                    f"the verifier's directory {tests!r} holds no test.sh",
+                    f"success_criteria[{i}].tests_dir",
+                    "tests_dir is relative to the task YAML and holds the Harbor verifier's test.sh",
+                )
+            )
     return problems
 
 
