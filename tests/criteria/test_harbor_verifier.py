@@ -70,12 +70,14 @@ def test_reward_json_wins_and_the_log_is_kept(tmp_path: Path) -> None:
     script = (
         'echo "running 2 tests"; test -f "$T_DIR/data.txt" && echo "tests copied"\n'
         'echo 0 > "$L_DIR/reward.txt"; echo \'{"reward": 0.5, "passed": 1}\' > "$L_DIR/reward.json"\n'
+        'echo "{}" > "$L_DIR/ctrf.json"\n'
     )
     fields = {"env": {"T_DIR": str(tmp_path / "inner-tests"), "L_DIR": str(tmp_path / "logs")}}
     result, status, _ = verify(tmp_path, script, **fields)
     assert result.score == 0.5 and status == FinalStatus.FAILURE
     assert "reward 0.5 from reward.json" in result.details and "metrics passed=1" in result.details
     assert "running 2 tests" in result.details and "tests copied" in result.details
+    assert "also in the logs directory: ctrf.json" in result.details
     assert (tmp_path / "logs" / "test-stdout.txt").read_text(encoding="utf-8").startswith("running 2 tests")
 
 

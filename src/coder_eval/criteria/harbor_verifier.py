@@ -9,7 +9,8 @@ with Harbor's rules (`harbor_rewards`). One shell command does it all and prints
 lines carrying a token drawn for this check, the exit code, the reward files and the end of the
 log; the log comes last, so nothing the tested code printed can pass for a reward file.
 
-The log's end is kept in the result's details (the record), whatever the verdict. No reward file,
+The log's end, and the names of the other files the verifier left there, are kept in the result's
+details (the record), whatever the verdict. No reward file,
 or one that cannot be read, is no verdict: the criterion is not evaluated and the task ends ERROR
 with the reason and the log.
 """
@@ -57,6 +58,7 @@ echo "$M exit $?"
 for f in reward.json reward.txt; do
   if [ -f "$L/$f" ]; then echo "$M file $f"; head -c {FILE_CAP} "$L/$f"; echo; fi
 done
+echo "$M files"; ls -A "$L" 2>/dev/null | grep -vxE 'reward[.](txt|json)|test-stdout[.]txt' | head -n 20
 echo "$M log"; tail -c {LOG_SHOWN} "$L/test-stdout.txt" 2>/dev/null
 """
 
@@ -68,8 +70,10 @@ class Report:
         self.setup: str | None = None
         self.exit_code: str | None = None
         self.files: dict[str, str] = {}
+        self.others: list[str] = []
+        """Other files the verifier left in its logs directory (their names)."""
         self.log = ""
-        marker = re.compile(rf"^@@{re.escape(token)} (setup|exit|file|log)(?: (.*))?$")
+        marker = re.compile(rf"^@@{re.escape(token)} (setup|exit|file|files|log)(?: (.*))?$")
         current: str | None = None
         buffer: list[str] = []
         lines = stdout.split("\n")
@@ -88,12 +92,16 @@ class Report:
                 self.setup = arg
             elif kind == "exit":
                 self.exit_code = arg
+            elif kind == "files":
+                current = kind
             elif arg in ("reward.json", "reward.txt") and arg not in self.files:
                 current = arg
         self._close(current, buffer)
 
     def _close(self, current: str | None, buffer: list[str]) -> None:
-        if current is not None:
+        if current == "files":
+            self.others = [line for line in buffer if line.strip()]
+        elif current is not None:
             self.files[current] = "\n".join(buffer).removesuffix("\n")
 
 
@@ -133,10 +141,11 @@ class HarborVerifier(Criterion[HarborVerifierCriterion]):
         head = f"reward {reward.score:g} from {reward.source}"
         if clamped != reward.score:
             head += f", clamped to {clamped:g}"
-        others = {k: v for k, v in reward.metrics.items() if k != "reward"}
-        extra = ", ".join(f"{k}={v:g}" for k, v in sorted(others.items()))
+        metrics = {k: v for k, v in reward.metrics.items() if k != "reward"}
+        extra = ", ".join(f"{k}={v:g}" for k, v in sorted(metrics.items()))
         ignored = f"ignored non-numeric: {', '.join(reward.ignored)}" if reward.ignored else ""
-        parts = [head, f"metrics {extra}" if extra else "", ignored, f"test.sh exit code {report.exit_code}"]
+        others = f"also in the logs directory: {', '.join(report.others)}" if report.others else ""
+        parts = [head, f"metrics {extra}" if extra else "", ignored, f"test.sh exit code {report.exit_code}", others]
         return join_details(*parts) + "\n" + _log_tail(report.log)
 
     def _no_verdict(self, spec: HarborVerifierCriterion, why: str, log: str) -> CriterionResult:
