@@ -19,7 +19,10 @@ WARNED = (
 )
 
 
-def test_migrate_check_then_migrate_then_plan(tmp_path: Path) -> None:
+def test_migrate_check_then_migrate_then_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # plan checks the default backend's credentials (as run would); this test is about task forms
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(name, "sk-test-not-used")
     files = write_corpus(tmp_path / "suite")
     tasks = tmp_path / "suite" / "tasks"
     before = cli("plan", tasks, cwd=tmp_path)
