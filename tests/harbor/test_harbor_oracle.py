@@ -89,6 +89,20 @@ def test_the_scripted_oracle_only_replies_when_the_harness_applies_the_reference
     assert script.steps == [] and "solve command" in script.final_reply
 
 
+def test_run_oracle_applies_the_solve_command_and_a_plain_run_does_not(tmp_path: Path) -> None:
+    task = solve_task(tmp_path, 'sed "s/{}/$ANSWER/" "$REFERENCE_DIR/answer.template" > answer.txt\n')
+    doc = yaml.safe_load(task.read_text(encoding="utf-8"))
+    doc["agent"] = {"type": "none"}
+    task.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    oracle = cli("run", "solve-task", "-b", "script", "--oracle", "--run-dir", "oracle", cwd=tmp_path)
+    assert oracle.returncode == 0, oracle.stdout + oracle.stderr
+    record = json.loads(next((tmp_path / "oracle").rglob("task.json")).read_text(encoding="utf-8"))
+    (solved,) = record["pre_run_results"]  # the solve command is kept with the unit's pre_run results
+    assert solved["exit_code"] == 0 and "solve.sh" in solved["command"]
+    plain = cli("run", "solve-task", "--run-dir", "plain", cwd=tmp_path)
+    assert plain.returncode == 1, plain.stdout + plain.stderr
+
+
 def docker_ready() -> bool:
     docker = shutil.which("docker")
     if docker is None:
