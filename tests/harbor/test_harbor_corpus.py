@@ -28,7 +28,8 @@ SHAPES: dict[str, dict[str, str]] = {
         "tests/test.sh": f"if grep -q b /app/b.txt; then echo 1; else echo 0; fi > {R}\n",
     },
     "services/heartbeat": {
-        "solution/solve.sh": "(i=0; while :; do i=$((i+1)); echo $i > /app/beat; sleep 0.1; done) >/dev/null 2>&1 &\n"
+        "solution/solve.sh": "(i=0; while :; do i=$((i+1)); echo $i > /app/beat.new; mv /app/beat.new /app/beat; "
+        "sleep 0.1; done) >/dev/null 2>&1 &\n"
         "sleep 0.3\n",
         "tests/test.sh": "a=$(cat /app/beat 2>/dev/null); sleep 0.6; b=$(cat /app/beat 2>/dev/null)\n"
         f'if [ -n "$a" ] && [ "$a" != "$b" ]; then echo 1; else echo 0; fi > {R}\n',
@@ -84,7 +85,7 @@ def test_a_pack_of_shapes_fails_without_an_agent_and_passes_its_oracle(tmp_path:
         "services-heartbeat",
     ]
     code, findings = lint(tmp_path, "tasks")
-    assert code == 1
+    assert code == 1 and len(findings) == 1, findings
     (hit,) = findings  # every task passes its oracle and fails without an agent, but one:
     assert hit["rule_id"] == "CE203" and hit["task_id"] == "errors-no-reward", findings
     assert "the verifier wrote no reward" in hit["message"] and "checking /app/present" in hit["message"]

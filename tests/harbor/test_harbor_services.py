@@ -11,7 +11,8 @@ import pytest
 import yaml
 from test_harbor_oracle import cli
 
-SERVE = "(i=0; while :; do i=$((i+1)); echo $i > beat; sleep 0.1; done) > /dev/null 2>&1 &\nsleep 0.3\n"
+SERVE = "(i=0; while :; do i=$((i+1)); echo $i > beat.new; mv beat.new beat; sleep 0.1; done) >/dev/null 2>&1 &\n"
+SERVE += "sleep 0.3\n"  # the counter is replaced whole (mv), so a probe never reads it half-written
 PROBE = 'a=$(cat beat); sleep 0.6; b=$(cat beat); echo "beat $a then $b"; [ "$a" != "$b" ]'
 
 
