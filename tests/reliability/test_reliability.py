@@ -100,7 +100,13 @@ def test_big_files_and_big_output_keep_memory_flat(tmp_path: Path) -> None:
                 {"command": "head -c 1073741824 /dev/zero | tr '\\0' x", "timeout": 300},
             ],
             "success_criteria": [
-                {"type": "file_contains", "path": "big.log", "includes": ["NEEDLE at the end"], "description": "c"},
+                {
+                    "type": "file_contains",
+                    "path": "big.log",
+                    "includes": ["NEEDLE at the end"],
+                    "max_bytes": 2 * GIB,  # over the 1 GiB default: streamed to the end, memory flat
+                    "description": "c",
+                },
                 {"type": "file_matches_regex", "path": "big.log", "pattern": "(x+x+)+y", "description": "r"},
                 {
                     "type": "run_command",
@@ -136,7 +142,7 @@ def test_big_files_and_big_output_keep_memory_flat(tmp_path: Path) -> None:
     by_type = {r["criterion_type"]: r for r in record["success_criteria_results"]}
     assert by_type["file_contains"]["score"] == 1.0  # streamed to the very end
     assert by_type["file_matches_regex"]["score"] == 0.0
-    assert "reads whole" in by_type["file_matches_regex"]["details"]
+    assert "over the 32 MiB this criterion reads" in by_type["file_matches_regex"]["details"]
     pre = record["pre_run_results"][1]
     assert len(pre["stdout"]) < 200_000 and "truncated" in pre["stdout"]
     assert pre["stdout"].startswith("x") and pre["stdout"].rstrip().endswith("x")  # head and tail kept

@@ -62,3 +62,47 @@ def test_reference_is_staged_read_only(tmp_path: Path) -> None:
     staged = target / "pkg" / "answer.py"
     assert staged.read_text() == "ANSWER = 42\n"
     assert not staged.stat().st_mode & 0o222
+
+
+def test_sparse_files_stay_sparse_and_files_over_the_cap_are_left_out_with_the_reason(tmp_path: Path) -> None:
+    from coder_eval.common.bounded_copy import CopyBudget
+
+    src, dst = tmp_path / "src_ws", tmp_path / "copy"
+    src.mkdir()
+    with open(src / "sparse.log", "wb") as fh:
+        fh.truncate(200 * 1024**3)
+    (src / "dense.bin").write_bytes(b"d" * 50_000)
+    (src / "small.txt").write_text("kept")
+    skipped = copy_tree(src, dst, copy_rules(None, None), CopyBudget(per_file=10_000))
+    assert os.stat(dst / "sparse.log").st_size == 200 * 1024**3 and os.stat(dst / "sparse.log").st_blocks < 2048
+    assert (dst / "small.txt").read_text() == "kept" and not (dst / "dense.bin").exists()
+    assert skipped == ["dense.bin: 48.8 KiB of data, over the 9.8 KiB a copied file may hold"]
+
+
+def test_a_judges_copy_starts_from_the_allowlist_without_credentials(tmp_path: Path, monkeypatch) -> None:
+    """The copy is a fresh environment of the unit's driver, so its commands get the clean settings."""
+    from coder_eval.models.sandbox import SandboxConfig
+    from coder_eval.sandbox.environment import Command
+    from coder_eval.sandbox.sandbox import Sandbox
+    from coder_eval.sandbox.workspace_copy import open_copy
+
+    monkeypatch.setenv("PIP_INDEX_URL", "https://judgeuser:judgesecret42@index.example/simple")
+    monkeypatch.setenv("HTTPS_PROXY", "http://u:proxysecret42@proxy.example:3128")
+    (tmp_path / "task").mkdir()
+    sandbox = Sandbox(
+        SandboxConfig.model_validate({"driver": "tempdir"}),
+        task_dir=tmp_path / "task",
+        task_file=tmp_path / "task" / "task.yaml",
+        artifacts_dir=tmp_path / "out" / "artifacts",
+        scratch=tmp_path / "scratch",
+    )
+    sandbox.setup()
+    copy = open_copy(sandbox)
+    try:
+        seen = copy.environment.exec(Command(shell="env"), timeout=30).stdout
+    finally:
+        copy.close()
+        sandbox.finish()
+    assert "PIP_INDEX_URL=https://index.example/simple" in seen
+    assert "HTTPS_PROXY=http://proxy.example:3128" in seen
+    assert "secret42" not in seen

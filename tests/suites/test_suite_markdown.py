@@ -60,7 +60,7 @@ def test_renders_every_section() -> None:
     assert "- Pass rate: 66.7%" in md
     assert "- Average weighted score: 0.667" in md
     assert "| 1 | classification_match | 3 | 0.667 | 0 |" in md
-    assert "### 1. classification_match: label | matches" in md
+    assert "### 1. classification_match: label \\| matches" in md
     assert "| count | 3 |" in md and "| accuracy | 0.667 |" in md and "| recall.positive | 1.000 |" in md
     assert "| accuracy | 0.600 | 0.667 | ✓ pass |" in md
     assert "| f1.x | 0.500 | not emitted |" in md

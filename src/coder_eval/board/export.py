@@ -20,9 +20,11 @@ from coder_eval.board.runs import RunView
 from coder_eval.board.security import STATIC_CSP
 from coder_eval.board.server import STATIC_DIR, write_run_zip
 from coder_eval.board.task_page import PREVIEW_BYTES
+from coder_eval.common.bounded_copy import CopyBudget, copy_file
 from coder_eval.errors import UsageError
 
 MARKER = ".coder-eval-board"
+SKIPPED = "SKIPPED.txt"
 MAX_PAIRWISE_RUNS = 20
 """Up to this many runs every pair gets a compare page; beyond it, each run against the one before."""
 _FNV_PRIME = 0x01000193
@@ -95,9 +97,13 @@ def export_site(api: BoardApi, target: Path) -> dict[str, int]:
         (data / f"{key_hash(key)}.js").write_text(script_for(key, payload), encoding="utf-8")
         written += 1
     files = 0
+    budget = CopyBudget()
     for view in views:
-        files += _copy_run(view, target / "files")
-    return {"runs": len(views), "data": written, "files": files}
+        files += _copy_run(view, target / "files", budget)
+    if budget.notes:
+        note = "Left out of this export (the run directories still hold them):\n"
+        (target / "files" / SKIPPED).write_text(note + "".join(f"- {n}\n" for n in budget.notes), encoding="utf-8")
+    return {"runs": len(views), "data": written, "files": files, "skipped": len(budget.notes)}
 
 
 def _payloads(api: BoardApi, views: list[RunView]) -> Iterator[tuple[str, Any]]:
@@ -140,8 +146,11 @@ def _run_payloads(api: BoardApi, view: RunView) -> Iterator[tuple[str, Any]]:
                 yield f"{base}/preview/{item['path']}", api.get(f"{base}/preview/{item['path']}")
 
 
-def _copy_run(view: RunView, files_root: Path) -> int:
-    """Copy the run's files (those inside it; links out are skipped) and zip them for download."""
+def _copy_run(view: RunView, files_root: Path, budget: CopyBudget) -> int:
+    """Copy the run's files (those inside it; links out are skipped) and zip them for download.
+
+    Copies keep sparse files sparse and stay within `budget` (common/bounded_copy.py); what is left
+    out, of the copies or of the zip, is noted in `budget`."""
     from coder_eval.board.task_page import list_files
 
     directory = view.entry.directory
@@ -150,7 +159,8 @@ def _copy_run(view: RunView, files_root: Path) -> int:
     for item in list_files(directory, directory, limit=None):
         dest = out / item["path"]
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(directory / item["path"], dest)
-        count += 1
-    write_run_zip(directory, files_root / f"{view.run_id}.zip", view.run_id)
+        if copy_file(directory / item["path"], dest, budget, f"{view.run_id}/{item['path']}"):
+            count += 1
+    skipped = write_run_zip(directory, files_root / f"{view.run_id}.zip", view.run_id)
+    budget.notes.extend(f"{view.run_id}.zip: {note}" for note in skipped)
     return count

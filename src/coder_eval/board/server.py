@@ -17,6 +17,7 @@ from aiohttp import web
 from coder_eval.board.api import ApiError, BoardApi
 from coder_eval.board.paths import PathRefusedError, contained, is_inside
 from coder_eval.board.security import FILE_CSP, HEADERS, host_allowed
+from coder_eval.common.bounded_copy import CopyBudget
 
 STATIC_DIR = Path(__file__).parent / "static"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -88,15 +89,41 @@ def _quote(name: str) -> str:
     return quote(name, safe="")
 
 
-def write_run_zip(run_dir: Path, target: Path, prefix: str) -> None:
-    """Zip every regular file of a run that stays inside it (links out of the run are left out)."""
+ZIP_FILE_CAP = 256 * 1024 * 1024
+"""Largest file (by its length: zipping reads holes too) a run's zip takes."""
+ZIP_TOTAL_CAP = 2 * 1024**3
+"""Bytes a run's zip reads in all."""
+ZIP_SKIPPED = "SKIPPED.txt"
+
+
+def write_run_zip(run_dir: Path, target: Path, prefix: str) -> list[str]:
+    """Zip every regular file of a run that stays inside it (links out of the run are left out).
+
+    A zip reads every byte of a file, holes included, so files are capped by their length: one
+    over `ZIP_FILE_CAP`, or past `ZIP_TOTAL_CAP` in all, is left out and named, with the reason,
+    in `SKIPPED.txt` inside the zip. Returns those notes.
+    """
+    budget = CopyBudget(per_file=ZIP_FILE_CAP, total=ZIP_TOTAL_CAP)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for root, dirs, files in os.walk(run_dir, followlinks=False):
             dirs.sort()
             for name in sorted(files):
                 path = Path(root) / name
-                if path.is_file() and is_inside(run_dir, path):
-                    zf.write(path, f"{prefix}/{path.relative_to(run_dir).as_posix()}")
+                if not (path.is_file() and is_inside(run_dir, path)):
+                    continue
+                rel = path.relative_to(run_dir).as_posix()
+                size = path.stat().st_size
+                why = budget.refuse(rel, size, what="long")
+                if why is not None:
+                    budget.notes.append(why)
+                    continue
+                budget.used += size
+                zf.write(path, f"{prefix}/{rel}")
+        if budget.notes:
+            zf.writestr(
+                f"{prefix}/{ZIP_SKIPPED}", "Left out of this zip:\n" + "".join(f"- {n}\n" for n in budget.notes)
+            )
+    return budget.notes
 
 
 async def zip_handler(request: web.Request) -> web.StreamResponse:

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder_eval.common.untrusted_text import markdown_inline
 from coder_eval.errors import RecordError
 from coder_eval.models.run import RunSummary
 from coder_eval.records.layout import RUN_JSON, RUN_MD
@@ -108,7 +109,7 @@ def append_github_outputs(path: Path, outputs: dict[str, str]) -> None:
 
 
 def step_summary_text(run_dir: Path, verdict: GateVerdict) -> str:
-    """run.md, then the floor's verdict when one was set."""
+    """run.md (whose renderer shows every string it did not write as text), then the floor's verdict."""
     md = run_dir / RUN_MD
     text = md.read_text(encoding="utf-8") if md.is_file() else f"_No run.md in {run_dir}._\n"
     if verdict.not_succeeded:
@@ -118,6 +119,6 @@ def step_summary_text(run_dir: Path, verdict: GateVerdict) -> str:
         if verdict.floor_passed:
             text += f"\n**Score floor {verdict.floor:.3f}: every scored task is at or above it.**\n"
         else:
-            lines = "\n".join(f"- {b}" for b in verdict.below_floor)
+            lines = "\n".join(f"- {markdown_inline(b)}" for b in verdict.below_floor)
             text += f"\n**Score floor {verdict.floor:.3f}: {len(verdict.below_floor)} below it.**\n\n{lines}\n"
     return text

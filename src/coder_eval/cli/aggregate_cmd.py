@@ -26,9 +26,10 @@ def aggregate(
         from rich.markup import escape
 
         from coder_eval.cli.output import err
+        from coder_eval.common.untrusted_text import clean_line
 
         for warning in warnings:
-            err().print(f"[yellow]warning:[/] skipped unreadable record: {escape(warning)}")
+            err().print(f"[yellow]warning:[/] skipped unreadable record: {escape(clean_line(warning))}")
     from coder_eval.cli.output import print_conversions
 
     print_conversions(summary.record_conversions)

@@ -50,6 +50,9 @@ def board(
             f"exported {counts['runs']} run(s) to {escape(str(export))} ({counts['data']} data files, "
             f"{counts['files']} run files); open {escape(str((export / 'index.html').resolve()))}"
         )
+        if counts["skipped"]:
+            note = escape(str(export / "files" / "SKIPPED.txt"))
+            out().print(f"[yellow]warning:[/] {counts['skipped']} file(s) over the copy caps were left out; see {note}")
         return
     if not is_loopback(host):
         raise UsageError(

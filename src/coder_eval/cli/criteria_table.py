@@ -6,6 +6,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from coder_eval.common.untrusted_text import clean_line
 from coder_eval.models.results import EvaluationResult
 from coder_eval.reports.reasons import display_text
 
@@ -21,7 +22,9 @@ def _score(result_score: float, threshold: float, weight: float, evaluated: bool
 
 
 def criteria_table(result: EvaluationResult) -> Table:
-    table = Table(title=escape(result.task_id), title_justify="left", caption=LEGEND, caption_justify="left")
+    table = Table(
+        title=escape(clean_line(result.task_id)), title_justify="left", caption=LEGEND, caption_justify="left"
+    )
     table.add_column("", justify="center", no_wrap=True)
     table.add_column("criterion", ratio=3)
     table.add_column("score/need", justify="right", no_wrap=True)
@@ -30,7 +33,7 @@ def criteria_table(result: EvaluationResult) -> Table:
         detail = display_text(r.error or r.details, 200)  # criterion details can quote what the agent wrote
         table.add_row(
             ICONS[r.outcome],
-            f"[bold]{escape(r.criterion_type)}[/] {escape(r.description)}",
+            f"[bold]{escape(clean_line(r.criterion_type))}[/] {escape(clean_line(r.description))}",
             _score(r.score, r.pass_threshold, r.weight, r.evaluation_status == "evaluated"),
             Text(detail),
         )

@@ -51,6 +51,7 @@ def evaluate(
 
     from coder_eval.cli.criteria_table import criteria_table
     from coder_eval.cli.output import out
+    from coder_eval.common.untrusted_text import clean_text
     from coder_eval.engine.grade_directory import run_evaluate
     from coder_eval.errors import UsageError
 
@@ -86,7 +87,7 @@ def evaluate(
     colour = {"succeeded": "green", "failed": "red", "error": "red", "ungraded": "yellow"}[result.final_status.category]
     out().print(f"[bold {colour}]{result.final_status.value}[/] weighted score {score}")
     if result.error_message:
-        out().print(f"[red]{escape(result.error_message)}[/]")
+        out().print(f"[red]{escape(clean_text(result.error_message))}[/]")
     out().print(f"records: {escape(str(outcome.run_dir))}")
     raise typer.Exit(0 if result.final_status.category == "succeeded" else 1)
 
@@ -95,14 +96,17 @@ def _regrade(run_dir: Path, allow: bool) -> None:
     from rich.markup import escape
 
     from coder_eval.cli.output import err, out
+    from coder_eval.common.untrusted_text import clean_line
     from coder_eval.engine.regrade_run import regrade_run
 
     outcome = regrade_run(run_dir, allow_recorded_commands=allow)
     for result in outcome.graded:
         score = "n/a" if result.weighted_score is None else f"{result.weighted_score:.3f}"
-        out().print(f"{result.final_status.icon} {escape(result.task_id)} {result.final_status.value} {score}")
+        out().print(
+            f"{result.final_status.icon} {escape(clean_line(result.task_id))} {result.final_status.value} {score}"
+        )
     for failure in outcome.failures:
-        err().print(f"[red]not graded:[/] {escape(failure)}")
+        err().print(f"[red]not graded:[/] {escape(clean_line(failure))}")
     summary = outcome.summary
     if summary is not None:
         from coder_eval.cli.output import print_conversions

@@ -38,6 +38,7 @@ def gate(
 
     from coder_eval.ci.gate import append_github_outputs, evaluate_gate, step_summary_text
     from coder_eval.cli.output import err, out
+    from coder_eval.common.untrusted_text import clean_line
 
     verdict = evaluate_gate(run_dir, minimum_task_score, allow_failures=allow_failures)
     outputs = verdict.outputs(run_dir)
@@ -58,10 +59,10 @@ def gate(
             "(--allow-failures reports them only):"
         )
         for line in verdict.not_succeeded:
-            err().print(f"  - {escape(line)}")
+            err().print(f"  - {escape(clean_line(line))}")
     if verdict.below_floor:
         err().print(f"[red]score floor {minimum_task_score:.3f} not met:[/]")
         for line in verdict.below_floor:
-            err().print(f"  - {escape(line)}")
+            err().print(f"  - {escape(clean_line(line))}")
     if not verdict.passed:
         raise typer.Exit(1)

@@ -27,7 +27,10 @@ def report(
 
         text, written, notes = render_report(run_dir, fmt, output)  # type: ignore[arg-type]
     if text is not None:
-        typer.echo(text, nl=False)
+        from coder_eval.common.untrusted_text import clean_text
+
+        # the renderer already cleans what it quotes; this pass keeps the terminal safe whatever it missed
+        typer.echo(clean_text(text), nl=False)
     from coder_eval.cli.output import print_conversions
 
     print_conversions(notes)

@@ -1,4 +1,4 @@
-"""Run a command with a hard timeout that kills its whole process group, output capped."""
+"""Run a command with a hard timeout that kills its whole process group, output capped in memory."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from coder_eval.common.output_capture import Capture, drain_in_background, read_available
 
 OUTPUT_CAP_BYTES = 100 * 1024
 
@@ -58,45 +60,59 @@ def run_process(
 ) -> ExecResult:
     """Run an argv, or a script with /bin/sh, in its own session; on timeout its process group is killed.
 
-    Output goes to temporary files rather than pipes, so a child the command leaves running in
-    the background (a daemon started with `&`) cannot hold the call open. Without `stdin` the
-    command reads EOF. Unless `keep_background`, whatever is left of its group afterwards is
-    killed too. `started` collects the group id so its owner can kill it later.
+    Output is read from pipes into a head-and-tail buffer of `output_limit` bytes per stream (see
+    common/output_capture.py): the middle of a flood is counted and dropped, nothing is spooled to
+    disk. The call returns when the command exits: a child it left running in the background (a
+    daemon started with `&`) cannot hold it open, and keeps its pipes, drained until it exits.
+    Without `stdin` the command reads EOF. Unless `keep_background`, whatever is left of its group
+    afterwards is killed too. `started` collects the group id so its owner can kill it later.
     """
     if (argv is None) == (shell is None):
         raise ValueError("run_process needs exactly one of argv and shell")
     begin = time.monotonic()
-    with contextlib.ExitStack() as files:
-        out_f = files.enter_context(tempfile.TemporaryFile())
-        err_f = files.enter_context(tempfile.TemporaryFile())
-        in_f: IO[bytes] | None = None
-        if stdin is not None:  # only a command given input gets a file for it
-            in_f = files.enter_context(tempfile.TemporaryFile())
-            in_f.write(stdin)
-            in_f.seek(0)
-        proc = subprocess.Popen(
-            shell if shell is not None else list(argv or ()),
-            shell=shell is not None,
-            cwd=cwd,
-            env=env,
-            stdin=in_f if in_f is not None else subprocess.DEVNULL,
-            stdout=out_f,
-            stderr=err_f,
-            start_new_session=True,
-        )
-        if started is not None:
-            started.add(proc.pid)
-        timed_out = False
-        _live_groups.add(proc.pid)
-        if not exits_within(proc, timeout):
-            timed_out = True
-            kill_group(proc.pid)
-        proc.wait()
-        _live_groups.discard(proc.pid)
-        if not keep_background:
-            kill_group(proc.pid)
-        stdout, out_cut = _read_capped(out_f, output_limit)
-        stderr, err_cut = _read_capped(err_f, output_limit)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        with contextlib.ExitStack() as files:
+            in_f: IO[bytes] | None = None
+            if stdin is not None:  # only a command given input gets a file for it
+                in_f = files.enter_context(tempfile.TemporaryFile())
+                in_f.write(stdin)
+                in_f.seek(0)
+            proc = subprocess.Popen(
+                shell if shell is not None else list(argv or ()),
+                shell=shell is not None,
+                cwd=cwd,
+                env=env,
+                stdin=in_f if in_f is not None else subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                start_new_session=True,
+            )
+    except BaseException:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    if started is not None:
+        started.add(proc.pid)
+    _live_groups.add(proc.pid)
+    out, err = Capture(output_limit), Capture(output_limit)
+    streams = {out_r: out, err_r: err}
+    for fd in streams:
+        os.set_blocking(fd, False)
+    timed_out = not _collect(proc, streams, begin + timeout)
+    if timed_out:
+        kill_group(proc.pid)
+    proc.wait()
+    _live_groups.discard(proc.pid)
+    if not keep_background:
+        kill_group(proc.pid)
+    _finish_streams(streams)
+    stdout, out_cut = out.text()
+    stderr, err_cut = err.text()
     return ExecResult(
         exit_code=None if timed_out else proc.returncode,
         stdout=stdout,
@@ -106,6 +122,52 @@ def run_process(
         stdout_truncated=out_cut,
         stderr_truncated=err_cut,
     )
+
+
+def _collect(proc: subprocess.Popen[bytes], streams: dict[int, Capture], end: float) -> bool:
+    """Read the command's pipes until it exits (True) or `end` passes (False).
+
+    One poll waits on both pipes and, where the kernel has pidfds, on the process itself, so the
+    call wakes the moment the command exits; without pidfds it looks every 50 ms.
+    """
+    try:
+        pidfd: int | None = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    poller = select.poll()
+    for fd in streams:
+        poller.register(fd, select.POLLIN)
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    try:
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return proc.poll() is not None
+            wait = left if pidfd is not None else min(left, 0.05)
+            for fd, _ in poller.poll(min(wait * 1000, 2**31 - 1)):
+                if fd == pidfd:
+                    return True
+                if not read_available(fd, streams[fd]):
+                    poller.unregister(fd)
+                    os.close(fd)
+                    del streams[fd]
+            if pidfd is None and proc.poll() is not None:
+                return True
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _finish_streams(streams: dict[int, Capture]) -> None:
+    """Take what the pipes still hold; a pipe a background child keeps open is drained elsewhere."""
+    held = []
+    for fd, capture in streams.items():
+        if read_available(fd, capture):
+            held.append(fd)
+        else:
+            os.close(fd)
+    drain_in_background(held)
 
 
 def exits_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -155,21 +217,6 @@ def run_shell(
 ) -> ExecResult:
     """Run `command` with /bin/sh in `cwd` (see `run_process`)."""
     return run_process(shell=command, cwd=cwd, env=env, timeout=timeout, keep_background=not kill_leftovers)
-
-
-def _read_capped(fh: IO[bytes], cap: int) -> tuple[str, int]:
-    """The spooled output, or its first and last `cap/2` bytes with a note of how much was cut."""
-    fh.seek(0, os.SEEK_END)
-    size = fh.tell()
-    fh.seek(0)
-    if size <= cap:
-        return fh.read(cap).decode("utf-8", errors="replace"), 0
-    head = fh.read(cap // 2)
-    fh.seek(size - (cap - cap // 2))
-    tail = fh.read()
-    cut = size - len(head) - len(tail)
-    text = head.decode("utf-8", errors="replace") + f"\n... [truncated {cut} bytes] ...\n"
-    return text + tail.decode("utf-8", errors="replace"), cut
 
 
 def kill_running_commands() -> None:

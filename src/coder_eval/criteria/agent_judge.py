@@ -103,5 +103,5 @@ class AgentJudge(Criterion[AgentJudgeCriterion]):
         usage = TokenUsage(
             uncached_input_tokens=run.input_tokens, output_tokens=run.output_tokens, total_cost_usd=run.cost_usd
         )
-        outcome = JudgeOutcome(score, rationale, error, usage, run.duration_seconds, notes=[usage_note])
+        outcome = JudgeOutcome(score, rationale, error, usage, run.duration_seconds, notes=[usage_note, *run.notes])
         return judged_result(self, spec, ctx, exchange, outcome)

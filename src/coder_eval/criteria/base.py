@@ -26,6 +26,7 @@ from coder_eval.models.criteria_base import BaseCriterion as CriterionSpec
 from coder_eval.models.results import CriterionResult
 from coder_eval.models.telemetry import TurnRecord
 from coder_eval.sandbox.cli_recorder import CliLog
+from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.env_allowlist import allowlisted_env
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 
@@ -66,6 +67,8 @@ class CheckContext:
     """TASK_DIR / REFERENCE_DIR as commands see them inside the sandbox (default: the host paths)."""
     judges: JudgeServices | None = None
     """Model routes, dialog and transcript directory for judge criteria (None outside a run)."""
+    deadline: Deadline | None = None
+    """The unit's deadline: file reads stop when it passes (commands are cut by the environment)."""
     cli_log: CliLog | None = None
     """The harness-owned log of record_cli calls (None: no recorder ran; `cli_called` reads the workspace)."""
     scrubber: ReferenceScrubber | None = None
@@ -178,10 +181,13 @@ def single_file(spec_path: str, ctx: CheckContext) -> tuple[Path | None, str]:
     return path, note
 
 
-def read_text(path: Path, root: Path | None = None) -> str:
-    """A file's text, refusing (UnreadableFileError) what is not a regular file of bounded size;
-    with `root` (the workspace) it is read without following links out of it (see safe_open)."""
-    return bounded.read_text(path, root=root)
+def read_text(
+    path: Path, root: Path | None = None, *, limit: int | None = None, ctx: CheckContext | None = None
+) -> str:
+    """A file's text, refusing (UnreadableFileError) what is not a regular file of at most `limit`
+    bytes (default `bounded.MAX_READ_BYTES`); with `root` (the workspace) it is read without
+    following links out of it (see safe_open); with `ctx` the read stops at the unit's deadline."""
+    return bounded.read_text(path, root=root, limit=limit, deadline=None if ctx is None else ctx.deadline)
 
 
 def join_details(*parts: str) -> str:

@@ -35,7 +35,9 @@ class ClassificationMatch(Criterion[ClassificationMatchCriterion]):
         observed = (
             NO_LABEL
             if path is None
-            else canonical_label(read_text(path, ctx.root), spec.allowed_labels, case_sensitive=spec.case_sensitive)
+            else canonical_label(
+                read_text(path, ctx.root, ctx=ctx), spec.allowed_labels, case_sensitive=spec.case_sensitive
+            )
         )
         expected = canonical_label(spec.expected_label, spec.allowed_labels, case_sensitive=spec.case_sensitive)
         if expected in (NO_LABEL, OTHER_LABEL):

@@ -33,9 +33,11 @@ class FileCheck(Criterion[FileCheckCriterion]):
             return self.result(spec, 0.0, details=note)
         if not (spec.includes or spec.excludes or spec.patterns):
             return self.result(spec, 1.0, details=join_details(note, "file exists"))
-        scores, notes = substring_scores(path, spec.includes, spec.excludes, root=ctx.root)
+        scores, notes = substring_scores(
+            path, spec.includes, spec.excludes, root=ctx.root, limit=spec.max_bytes, deadline=ctx.deadline
+        )
         if spec.patterns:
-            score, misses = regex_score(read_text(path, ctx.root), spec.patterns)
+            score, misses = regex_score(read_text(path, ctx.root, limit=spec.max_bytes, ctx=ctx), spec.patterns)
             scores.append(score)
             notes.extend(misses)
         return self.result(spec, sum(scores) / len(scores), details=join_details(note, *notes) or "all checks pass")

@@ -21,7 +21,7 @@ class FileMatchesRegex(Criterion[FileMatchesRegexCriterion]):
         path, note = single_file(spec.path, ctx)
         if path is None:
             return self.result(spec, 0.0, details=note)
-        found = bounded.search(spec.pattern, read_text(path, ctx.root), spec.flags)
+        found = bounded.search(spec.pattern, read_text(path, ctx.root, limit=spec.max_bytes, ctx=ctx), spec.flags)
         ok = found == spec.must_match
         verdict = "pattern found" if found else "pattern not found"
         expectation = "required" if spec.must_match else "forbidden"

@@ -22,6 +22,10 @@ _JSON_TYPE_NAMES: dict[type, str] = {
 }
 
 
+MAX_LOG_BYTES = 32 * 1024 * 1024
+"""Largest invocation log read; a longer one is unusable (a guard over a partial log could pass)."""
+
+
 FAILED_WRITE_SUFFIXES = (".unrecorded", ".error")
 """Markers a recorder in the workspace leaves beside its log when it could not append to it: the shims
 Coder Eval wrote before its recorder moved into the harness (`<log>.unrecorded`, old runs) and the
@@ -36,7 +40,11 @@ def failed_write_marker(path: Path, root: Path | None = None) -> str | None:
         if not marker.exists() and not marker.is_symlink():
             continue
         try:
-            data = marker.read_bytes() if root is None else read_inside(root.resolve(), marker)
+            if root is None:
+                with open(marker, "rb") as fh:
+                    data = fh.read(_MARKER_PREVIEW)
+            else:
+                data = read_inside(root.resolve(), marker, _MARKER_PREVIEW)
             said = data[:_MARKER_PREVIEW].decode("utf-8", errors="replace").strip()
         except OSError:
             said = ""
@@ -65,9 +73,15 @@ def read_invocations(path: Path, root: Path | None = None) -> list[Invocation]:
     With `root` (the workspace) the log is read without following links out of it.
     """
     try:
-        data = path.read_bytes() if root is None else read_inside(root.resolve(), path)
+        if root is None:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_LOG_BYTES + 1)
+        else:
+            data = read_inside(root.resolve(), path, MAX_LOG_BYTES + 1)
     except OSError as exc:
         raise InvocationLogError(f"cannot read the file: {exc.strerror or exc}") from exc
+    if len(data) > MAX_LOG_BYTES:
+        raise InvocationLogError(f"it is over {MAX_LOG_BYTES // (1024 * 1024)} MiB, more than a log is read")
     return parse_invocations(data)
 
 

@@ -95,7 +95,7 @@ class JsonCheck(Criterion[JsonCheckCriterion]):
         if path is None:
             return self.result(spec, 0.0, details=note)
         try:
-            doc = json.loads(read_text(path, ctx.root))
+            doc = json.loads(read_text(path, ctx.root, limit=spec.max_bytes, ctx=ctx))
         except json.JSONDecodeError as exc:
             return self.result(spec, 0.0, details=join_details(note, f"invalid JSON: {exc.msg} at line {exc.lineno}"))
         scores: list[float] = []
@@ -129,7 +129,7 @@ class JsonCheck(Criterion[JsonCheckCriterion]):
         if path is None:
             raise CheckerMisuseError(f"json_schema {schema_path!r}: {why}")
         try:
-            schema = json.loads(read_text(path))
+            schema = json.loads(read_text(path, ctx=ctx))
             validator_cls = jsonschema.validators.validator_for(schema)
             validator_cls.check_schema(schema)
         except (json.JSONDecodeError, jsonschema.SchemaError) as exc:

@@ -55,7 +55,10 @@ class ReferenceComparison(Criterion[ReferenceComparisonCriterion]):
         if agent is None:
             return self.result(spec, 0.0, details=note)
         report = similarity(
-            read_text(agent, ctx.root), read_text(reference), spec.comparison_method, filename=spec.reference_file
+            read_text(agent, ctx.root, ctx=ctx),
+            read_text(reference, ctx=ctx),
+            spec.comparison_method,
+            filename=spec.reference_file,
         )
         summary = (
             f"{spec.comparison_method} similarity {report.score:.3f} against reference "

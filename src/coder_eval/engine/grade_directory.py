@@ -6,12 +6,15 @@ records); `evaluate_directory` grades and writes task.json / task.log for one ta
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from coder_eval.common.bounded_copy import CopyBudget, copy_file
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
@@ -34,6 +37,7 @@ from coder_eval.records.layout import (
     replicate_dir,
 )
 from coder_eval.records.store import write_task_result
+from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.templates import SetupError
 
 
@@ -58,6 +62,8 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog, run_dir: Path) -> Gr
                 turns=None,
                 environment=graded_in.sandbox.live,
                 command_dirs=graded_in.command_dirs,
+                # a grade with no unit around it still ends its file reads within the task's timeout
+                deadline=Deadline(task.definition.run_limits.task_timeout),
                 scrubber=graded_in.guard.scrubber,
                 grading=graded_in.guard,
             )
@@ -76,10 +82,19 @@ def _grade_tree(task: LoadedTask, root: Path, log: TaskLog, run_dir: Path) -> Gr
     return result
 
 
-def _copy_workdir(workdir: Path, root: Path) -> None:
-    """Copy the directory to grade; a file that cannot be copied (a named pipe) is a usage error."""
+def _copy_workdir(workdir: Path, root: Path, log: TaskLog) -> None:
+    """Copy the directory to grade, sparse files kept sparse and within the copy caps (what is over
+    them is left out and logged); a file that cannot be copied (a named pipe) is a usage error."""
+    budget = CopyBudget()
+
+    def copy(src: str, dst: str) -> None:
+        if not stat.S_ISREG(os.lstat(src).st_mode):
+            shutil.copy2(src, dst)  # raises for what is no file, as copytree reports
+        elif not copy_file(Path(src), Path(dst), budget, os.path.relpath(src, workdir)):
+            log.add(f"left out of the copy graded: {budget.notes[-1]}")
+
     try:
-        shutil.copytree(workdir, root, symlinks=True)
+        shutil.copytree(workdir, root, symlinks=True, copy_function=copy)
     except shutil.Error as exc:  # one (src, dst, why) triple per file that failed
         failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
         why = str(failures[0][2]) if failures else str(exc)
@@ -102,7 +117,7 @@ def evaluate_directory(task: LoadedTask, workdir: Path, run_dir: Path, options: 
         root = out_dir / ARTIFACTS_DIR
         if root.exists():
             shutil.rmtree(root)
-        _copy_workdir(workdir, root)
+        _copy_workdir(workdir, root, log)
         log.add(f"grading a copy at {root}")
     error: str | None = None
     try:

@@ -49,6 +49,7 @@ def checker(
         cli_log=sandbox.cli_log,
         scrubber=guard.scrubber if guard is not None else None,
         grading=guard,
+        deadline=sandbox.deadline,
     )
 
 

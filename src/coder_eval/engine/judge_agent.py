@@ -106,6 +106,9 @@ class JudgeAgentRunner:
         except Exception as exc:
             run.error = f"could not make the judge's copy of the workspace: {exc}"
             return run
+        over = [item for item in copy.skipped if ": " in item]  # left out for their size, with the reason
+        if over:
+            run.notes.append("left out of the judge's copy: " + "; ".join(over[:5]) + (" …" if len(over) > 5 else ""))
         try:
             self._in_copy(copy, request, run)
         except JudgeUnavailableError as exc:

@@ -45,6 +45,7 @@ from coder_eval.sandbox.auto import resolve_auto
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
+from coder_eval.sandbox.env_allowlist import withheld_credentials
 from coder_eval.sandbox.sandbox import Sandbox
 from coder_eval.sandbox.templates import SetupError
 
@@ -109,18 +110,23 @@ def _reference_dir(unit: RunUnit) -> Path | None:
 def _share_task_dir(state: UnitState, sandbox: Sandbox, run_dir: Path) -> dict[str, str]:
     """TASK_DIR for pre_run, criteria and post_run: the task directory's read-only view (never the agent's).
 
-    The view is shared by the run's units, so it is checked before it is shown (a changed one is
-    replaced) and again after the unit's grading (`_check_task_view`).
+    Isolating drivers give each unit its own read-only copy of the view, which no unit can reach.
+    Under tempdir commands see the view itself, shared by the run's units, so it is checked before
+    it is shown (a changed one is replaced) and again after the unit's grading (`_check_task_view`).
     """
     unit = state.unit
     view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+    inner = sandbox.live.share(view, "task")
+    if Path(inner) != view:  # a private copy: nothing this unit does reaches the shared view
+        return {"TASK_DIR": str(inner)}
     try:
         verify_view(view)
     except TaskViewTamperedError as exc:
         state.log.add(f"{exc}; this unit gets a fresh copy")
         view = task_view(unit.task.task_dir, _reference_dir(unit), run_dir)
+        inner = sandbox.live.share(view, "task")
     state.task_view = view
-    return {"TASK_DIR": str(sandbox.live.share(view, "task"))}
+    return {"TASK_DIR": str(inner)}
 
 
 def _check_task_view(state: UnitState) -> None:
@@ -193,6 +199,8 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     _fresh_dir(state.unit.directory(options.run_dir))
     sandbox.setup()
     state.log.add(f"sandbox ready at {sandbox.workspace}")
+    for withheld in withheld_credentials(passthrough=sandbox.config.passthrough()):
+        state.log.add(withheld.message())
     note_limits(sandbox, state.env_info, state.log)
     if not _has_pre_run(state.unit):
         return None
@@ -309,6 +317,8 @@ def _finish_and_record(
         # every process of the unit is gone (finish kills them) before the record is written
         state.sandbox_path = sandbox.finish()
         _log_sandbox_notes(state, sandbox)
+        for note in sandbox.request.notes:  # files a bounded copy left out, say
+            state.log.add(note)
         breach = sandbox.limit_breach()  # measured once more as the unit ended
         if breach is not None:
             state.fail(FinalStatus.ERROR, breach)

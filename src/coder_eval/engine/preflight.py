@@ -26,6 +26,10 @@ def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
     warnings: list[str] = []
     if any(t.sandbox.python is not None and t.sandbox.python.env_packages for t in tasks) and not shutil.which("uv"):
         warnings.append("'uv' is not on PATH; tasks with python env_packages need it (pip install uv)")
+    from coder_eval.sandbox.env_allowlist import withheld_credentials
+
+    names = {name: None for t in tasks for name in t.sandbox.passthrough()}
+    warnings += [w.message() for w in withheld_credentials(passthrough=names)]
     from coder_eval.sandbox.auto import fallback_warning
 
     fallback = fallback_warning({t.sandbox.driver for t in tasks})

@@ -29,6 +29,7 @@ from coder_eval.models.status import FinalStatus
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR, TASK_EXECUTE_JSON, TASK_JSON
 from coder_eval.sandbox.cli_recorder import RecordedCliLog
+from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.templates import SetupError
 
 __all__ = ["GRADE_LOG", "RegradeError", "recorded_commands", "regrade_in_place", "task_from_record"]
@@ -109,6 +110,8 @@ def regrade_in_place(
                 turns=prior.iterations,
                 environment=graded_in.sandbox.live,
                 command_dirs=graded_in.command_dirs,
+                # a grade with no unit around it still ends its file reads within the task's timeout
+                deadline=Deadline(task.definition.run_limits.task_timeout),
                 cli_log=_recorded_cli_log(out_dir),
                 scrubber=guard.scrubber,
                 grading=guard,

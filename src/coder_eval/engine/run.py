@@ -198,6 +198,9 @@ def run_pipeline(
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
+    from coder_eval.sandbox.env_allowlist import warn_withheld_credentials
+
+    warn_withheld_credentials({n: None for u in units for n in u.task.definition.sandbox.passthrough()})
     backend = resolve_backend(request.backend)
     checks = check_units([*units, *plan.held_back], RunChoices(backend, request.oracle))
     load_errors = [*report.errors, *plan.errors, *checks.errors()]

@@ -3,17 +3,17 @@
 Decision (see docs/sandboxes.md): the agent never gets `TASK_DIR`. `pre_run`, `run_command`
 criteria and `post_run` get it, pointing at this copy, made visible by the sandbox for the
 duration of those commands only (withdrawn before the agent starts). The copy leaves out the
-task's reference directory, symlinks (which could lead anywhere on the host) and the default
-ignore patterns (.git, .venv, caches). It is made once per task per process, in a private
-temporary directory outside the run directory, files and directories read-only, and removed when
-the run ends.
+task's reference directory, run directories (the current one and any earlier one with its plan or
+summary), symlinks (which could lead anywhere on the host) and the default ignore patterns (.git,
+.venv, caches). It is made once per task per process, in a private temporary directory outside
+the run directory, files and directories read-only, and removed when the run ends.
 
-Units share one view, so it is checked like the reference: what each entry was when the view was
-made (inode, size, mode, modification and change times; a change time cannot be set back by an
-ordinary process) is kept, and `verify_view` compares before a unit is shown the view and after
-its grading. Under bubblewrap and docker the view is mounted read-only and nothing inside can
-write it; under tempdir, where a unit runs as the harness's user, a changed view ends that unit
-ERROR and the next unit gets a fresh copy.
+Under bubblewrap and docker each unit is shown its own read-only copy of the view, out of every
+other unit's reach. Under tempdir, where a unit runs as the harness's user, units share the view
+itself, so it is checked like the reference: what each entry was when the view was made (inode,
+size, mode, modification and change times; a change time cannot be set back by an ordinary
+process) is kept, and `verify_view` compares before a unit is shown the view and after its
+grading; a changed view ends that unit ERROR and the next unit gets a fresh copy.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 
 from coder_eval.common.ignore import IgnoreRules
+from coder_eval.records.layout import RUN_JSON, RUN_PLAN
 
 _lock = threading.Lock()
 _root: Path | None = None
@@ -49,7 +50,7 @@ def _copy(src: Path, dst: Path, hidden: set[Path], ignore: IgnoreRules) -> None:
         keep = []
         for d in dirs:
             path = here / d
-            if path.is_symlink() or ignore.matches(d) or path.resolve() in hidden:
+            if path.is_symlink() or ignore.matches(d) or path.resolve() in hidden or _is_run_dir(path):
                 continue
             keep.append(d)
         dirs[:] = keep
@@ -58,6 +59,15 @@ def _copy(src: Path, dst: Path, hidden: set[Path], ignore: IgnoreRules) -> None:
             if path.is_symlink() or not path.is_file() or ignore.matches(name):
                 continue
             shutil.copy2(path, dst / rel / name)
+
+
+_RUN_MARKERS = (RUN_PLAN, RUN_JSON)
+
+
+def _is_run_dir(path: Path) -> bool:
+    """An earlier run's directory beside the task (its plan or summary at the top): records, never
+    task files, and often thousands of them, so the view leaves it out."""
+    return any((path / marker).is_file() for marker in _RUN_MARKERS)
 
 
 def _read_only(root: Path) -> None:

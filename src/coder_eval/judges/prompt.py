@@ -49,10 +49,18 @@ def _fence(label: str, body: str) -> str:
 
 
 def _read(path: Path, limit: int) -> str:
+    """At most `limit` characters of the file: never more than 4 bytes a character are read, so a
+    huge (or sparse) file costs what its prefix costs."""
     try:
-        return truncate(path.read_text(encoding="utf-8", errors="replace"), limit)
+        with open(path, "rb") as fh:
+            data = fh.read(4 * limit + 4)
+            size = os.fstat(fh.fileno()).st_size
     except OSError:
         return "<missing>"
+    text = data.decode("utf-8", errors="replace")
+    if size <= len(data):
+        return truncate(text, limit)
+    return text[:limit] + f"\n[... truncated: the file is {size} bytes; only its first {limit} characters are shown]"
 
 
 def resolve_file(entry: str, root: Path, task_dir: Path | None, reference_dir: Path | None) -> Path | None:
@@ -85,7 +93,8 @@ def reference_texts(reference_dir: Path | None, per_file: int) -> list[tuple[str
             path = Path(current, name)
             if path.is_symlink() or not path.is_file():
                 continue
-            data = path.read_bytes()
+            with open(path, "rb") as fh:
+                data = fh.read(4 * per_file + 4)  # a character is at most 4 bytes
             if b"\0" in data:
                 continue
             out.append(

@@ -75,6 +75,8 @@ class JudgeAgentRun:
     error: str | None = None
     unavailable: bool = False
     """True when the judge could not start here at all (no credential, no script entry)."""
+    notes: list[str] = field(default_factory=list)
+    """What the result's details should say besides the verdict (files left out of the judge's copy)."""
 
 
 JudgeAgentRunner = Callable[[JudgeAgentRequest], JudgeAgentRun]

@@ -11,6 +11,25 @@ from coder_eval.models.criteria_base import BaseCriterion, names_reference
 
 PATH_DOC = "Sandbox-relative path; a glob when no file of that literal name exists."
 
+SCAN_LIMIT_BYTES = 1024**3
+"""Default cap of a streamed substring check (file_contains, file_check's includes/excludes): 1 GiB."""
+READ_LIMIT_BYTES = 32 * 1024 * 1024
+"""Default cap of a whole-file read (regex, JSON, labels, similarity): 32 MiB."""
+MAX_BYTES_CEILING = 64 * 1024**3
+
+
+def max_bytes_field(default: int, how: str) -> Any:
+    """The `max_bytes` field of a criterion that reads a file; `how` says how it reads it."""
+    return Field(
+        None,
+        ge=1,
+        le=MAX_BYTES_CEILING,
+        description=(
+            f"Largest file (bytes) this criterion reads; a larger file fails the criterion with a reason "
+            f"saying so. Default {default} ({how})."
+        ),
+    )
+
 
 class FileExistsCriterion(BaseCriterion):
     """Binary: at least one file matches `path`."""
@@ -27,6 +46,7 @@ class FileContainsCriterion(BaseCriterion):
     path: NonBlank = Field(description=PATH_DOC)
     includes: list[str] = Field(default_factory=list, description="Strings that must be present.")
     excludes: list[str] = Field(default_factory=list, description="Strings that must not be present.")
+    max_bytes: int | None = max_bytes_field(SCAN_LIMIT_BYTES, "1 GiB, streamed")
     reads_files_only: ClassVar[bool] = True
 
     @model_validator(mode="after")
@@ -52,6 +72,9 @@ class FileCheckCriterion(BaseCriterion):
     includes: list[str] = Field(default_factory=list, description="Strings that must be present.")
     excludes: list[str] = Field(default_factory=list, description="Strings that must not be present.")
     patterns: list[RegexCheck] = Field(default_factory=list, description="Regex sub-checks.")
+    max_bytes: int | None = max_bytes_field(
+        SCAN_LIMIT_BYTES, "1 GiB for includes/excludes, streamed; 32 MiB when patterns read the file whole"
+    )
     reads_files_only: ClassVar[bool] = True
 
 
@@ -63,6 +86,7 @@ class FileMatchesRegexCriterion(BaseCriterion):
     pattern: RegexStr = Field(description="Python regular expression, searched anywhere in the file.")
     must_match: bool = Field(True, description="False means the pattern must NOT match.")
     flags: RegexFlags = Field(0, ge=0, description="`re` flags as an integer (2 IGNORECASE, 8 MULTILINE, 16 DOTALL).")
+    max_bytes: int | None = max_bytes_field(READ_LIMIT_BYTES, "32 MiB, read whole")
     reads_files_only: ClassVar[bool] = True
 
 
@@ -113,6 +137,7 @@ class JsonCheckCriterion(BaseCriterion):
     path: NonBlank = Field(description=PATH_DOC)
     json_schema: str | None = Field(None, description="Sandbox-relative path (or glob) of a JSON Schema file.")
     assertions: list[JsonAssertion] = Field(default_factory=list, description="JMESPath assertions.")
+    max_bytes: int | None = max_bytes_field(READ_LIMIT_BYTES, "32 MiB, read whole")
     reads_files_only: ClassVar[bool] = True
 
     @property

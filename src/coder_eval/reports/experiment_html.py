@@ -6,9 +6,10 @@ that came from a task or an experiment file is HTML-escaped.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
-from html import escape
 
+from coder_eval.common.untrusted_text import clean_text
 from coder_eval.experiments.analysis import (
     VariantStatistics,
     clamp_unit,
@@ -70,6 +71,12 @@ th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 svg text{font:12px system-ui,-apple-system,"Segoe UI",sans-serif;fill:#1f2328}
 svg .axis{stroke:#d0d7de}svg .whisker{stroke:#1f2328;stroke-width:1.5}
 """
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, with escape sequences, control characters and bidi overrides taken out first
+    (see common/untrusted_text.py): a browser would show them, reordering or hiding text."""
+    return html.escape(clean_text(text))
 
 
 # --- shared building blocks -------------------------------------------------------------------

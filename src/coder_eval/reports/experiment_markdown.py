@@ -34,7 +34,7 @@ from coder_eval.experiments.verdict import MIN_REPLICATES, MIN_TASKS
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
 from coder_eval.models.results import EvaluationResult
 from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
-from coder_eval.reports.markdown import cell
+from coder_eval.reports.markdown import cell, code, fenced
 
 BAR_WIDTH = 24
 CHART_TASK_LIMIT = 40
@@ -66,11 +66,11 @@ def render_experiment_markdown(result: ExperimentResult) -> str:
 
 
 def _experiment_header(result: ExperimentResult) -> list[str]:
-    lines = [f"# Experiment {result.experiment_id}", ""]
+    lines = [f"# Experiment {cell(result.experiment_id)}", ""]
     if result.description:
         lines += [cell(result.description, limit=2000), ""]
     lines += [
-        f"- **Variants:** {', '.join(f'`{v}`' for v in result.variant_ids) or 'none'}",
+        f"- **Variants:** {', '.join(code(v) for v in result.variant_ids) or 'none'}",
         f"- **Tasks:** {len(result.task_summaries)} · **Total duration:** "
         f"{format_duration(result.total_duration_seconds)}",
         "",
@@ -95,7 +95,7 @@ def _variant_table(result: ExperimentResult) -> list[str]:
 
 def _variant_row(aggregate: VariantAggregate, statistics: VariantStatistics) -> str:
     values = [
-        f"`{cell(aggregate.variant_id)}`",
+        code(aggregate.variant_id),
         aggregate.tasks_run,
         aggregate.tasks_succeeded,
         aggregate.tasks_failed,
@@ -116,15 +116,15 @@ def _comparison_section(comparison: PairedComparison | None) -> list[str]:
         return []
     a, b = comparison.label_a, comparison.label_b
     return [
-        f"## Comparison: `{cell(b)}` vs `{cell(a)}`",
+        f"## Comparison: {code(b)} vs {code(a)}",
         "",
         f"**{cell(comparison.verdict, limit=1000)}**",
         "",
         "| Measure | Value |",
         "| --- | --- |",
-        *(f"| {label} | {value} |" for label, value in comparison_rows(comparison)),
+        *(f"| {cell(label)} | {cell(value)} |" for label, value in comparison_rows(comparison)),
         "",
-        f"_Each task contributes one difference: mean score of `{cell(b)}` minus mean score of `{cell(a)}` over "
+        f"_Each task contributes one difference: mean score of {code(b)} minus mean score of {code(a)} over "
         "its measured replicates. Tasks not measured in both arms are left out._",
     ]
 
@@ -179,7 +179,7 @@ def _task_table(result: ExperimentResult) -> list[str]:
     if not result.task_summaries:
         return ["## Tasks", "", "_No task results._"]
     variants = result.variant_ids
-    header = "| Task | " + " | ".join(f"`{cell(v)}`" for v in variants) + " | Best | Spread | Replicates |"
+    header = "| Task | " + " | ".join(code(v) for v in variants) + " | Best | Spread | Replicates |"
     align = "| --- | " + " | ".join("---:" for _ in variants) + " | --- | ---: | ---: |"
     rows = [_task_row(summary, variants) for summary in result.task_summaries]
     return ["## Tasks", "", "_Mean score over replicates with its CI._", "", header, align, *rows]
@@ -210,18 +210,18 @@ def best_label(summary: TaskExperimentSummary) -> str:
     """The best variant's id, `tie`, or `n/a` when no variant was measured."""
     if summary.is_tie:
         return "tie"
-    return f"`{cell(summary.best_variant)}`" if summary.best_variant else "n/a"
+    return code(summary.best_variant) if summary.best_variant else "n/a"
 
 
 def _chart_section(result: ExperimentResult) -> list[str]:
     if not result.task_summaries or not result.variant_ids:
         return []
     width = max(len(v) for v in result.variant_ids)
-    lines = ["## Score chart", "", "```text"]
+    chart: list[str] = []
     for summary in result.task_summaries[:CHART_TASK_LIMIT]:
-        lines.append(summary.task_id)
-        lines += [f"  {v.ljust(width)}  {text_bar(task_score(summary, v))}" for v in result.variant_ids]
-    lines.append("```")
+        chart.append(summary.task_id)
+        chart += [f"  {v.ljust(width)}  {text_bar(task_score(summary, v))}" for v in result.variant_ids]
+    lines = ["## Score chart", "", *fenced("\n".join(chart), info="text")]
     hidden = len(result.task_summaries) - CHART_TASK_LIMIT
     if hidden > 0:
         lines.append(f"_{hidden} more tasks are in the table above._")
@@ -249,7 +249,7 @@ def render_variant_markdown(aggregate: VariantAggregate, results: Sequence[Evalu
 
 def _variant_header(aggregate: VariantAggregate, statistics: VariantStatistics) -> list[str]:
     return [
-        f"# Variant {aggregate.variant_id}",
+        f"# Variant {cell(aggregate.variant_id)}",
         "",
         f"- **Runs:** {aggregate.tasks_run} · {aggregate.tasks_succeeded} succeeded · {aggregate.tasks_failed} "
         f"failed · {aggregate.tasks_error} errors · {aggregate.tasks_not_graded} not graded",
@@ -303,8 +303,8 @@ def _variant_chart(rows: Sequence[EvaluationResult]) -> list[str]:
     if not groups:
         return []
     width = max(len(t) for t in groups)
-    lines = ["## Score chart", "", "```text"]
+    chart: list[str] = []
     for task_id, group in list(groups.items())[:CHART_TASK_LIMIT]:
         estimate = bootstrap_mean([r.weighted_score for r in group if r.weighted_score is not None])
-        lines.append(f"{task_id.ljust(width)}  {text_bar(estimate)}")
-    return [*lines, "```"]
+        chart.append(f"{task_id.ljust(width)}  {text_bar(estimate)}")
+    return ["## Score chart", "", *fenced("\n".join(chart), info="text")]

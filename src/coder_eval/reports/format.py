@@ -80,10 +80,16 @@ def format_tokens(count: int | None) -> str:
 
 def truncate(text: str, limit: int) -> str:
     """Cut `text` to at most `limit` characters, saying how much was dropped."""
+    kept, marker = truncation(text, limit)
+    return kept + marker
+
+
+def truncation(text: str, limit: int) -> tuple[str, str]:
+    """(what `truncate` keeps of `text`, the marker it appends: empty when nothing was cut)."""
     if len(text) <= limit:
-        return text
+        return text, ""
     marker = f" … [{len(text) - limit} more chars]"
-    return text[: max(0, limit - len(marker))] + marker
+    return text[: max(0, limit - len(marker))], marker
 
 
 def row_status(row: Mapping[str, Any]) -> FinalStatus:

@@ -6,11 +6,12 @@ from the network, and every string that came from a task, an agent or a judge is
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterable, Mapping
-from html import escape
 from typing import Any
 
+from coder_eval.common.untrusted_text import clean_text
 from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.status import FinalStatus
@@ -70,6 +71,12 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
   });
 });
 """
+
+
+def escape(text: str) -> str:
+    """HTML-escaped, with escape sequences, control characters and bidi overrides taken out first
+    (see common/untrusted_text.py): a browser would show them, reordering or hiding text."""
+    return html.escape(clean_text(text))
 
 
 # --- shared building blocks -------------------------------------------------------------------
@@ -201,7 +208,7 @@ def render_run_html(
 
     def page_link(r: EvaluationResult) -> str:
         href = pages.get((r.variant_id, r.task_id, r.replicate_index))
-        return f' <a href="{escape(href, quote=True)}">task page</a>' if href else ""
+        return f' <a href="{escape(href)}">task page</a>' if href else ""
 
     body = [
         nav_html(links),

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from coder_eval.common.spool import TextSpool
+from coder_eval.common.untrusted_text import clean_text
 from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
 from coder_eval.models.run import RunSummary
 from coder_eval.reports.format import (
@@ -34,8 +35,9 @@ SuiteGate = tuple[str, bool, str]
 
 
 def xml_safe(text: str) -> str:
-    """Drop the characters XML 1.0 cannot carry, which would make the whole report unparsable."""
-    return _ILLEGAL_XML.sub("", text)
+    """Drop escape sequences (CI tools print these messages on terminals) and the characters XML
+    1.0 cannot carry, which would make the whole report unparsable."""
+    return _ILLEGAL_XML.sub("", clean_text(text))
 
 
 def render_junit(

@@ -1,11 +1,17 @@
-"""Markdown reports: run.md for a whole run and a one-page summary of a single task."""
+"""Markdown reports: run.md for a whole run and a one-page summary of a single task.
+
+Every string that did not come from this module (task ids, criterion details, command output,
+error messages, the model's name) goes through `cell`, `code` or `fenced`, which show it as text
+(see common/untrusted_text.py): run.md is what the GitHub Action appends to a job summary, so no
+HTML, link, image, heading or table break may come from an agent.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from coder_eval.common.untrusted_text import clean_text, markdown_block, markdown_code_span, markdown_inline
 from coder_eval.models.results import (
     CommandResult,
     CriterionResult,
@@ -27,6 +33,7 @@ from coder_eval.reports.format import (
     replicate_suffix,
     row_status,
     truncate,
+    truncation,
 )
 from coder_eval.reports.reasons import failure_reason
 
@@ -48,16 +55,21 @@ _COMMAND_TABLE_HEADER = (
 
 
 def cell(text: object, *, limit: int = CELL_LIMIT) -> str:
-    """Make any value safe inside a Markdown table cell: one line, pipes escaped, bounded length."""
-    flat = " ".join(str(text).split())
-    return truncate(flat, limit).replace("|", "\\|")
+    """Any value as Markdown text, safe inside a table cell: one line of at most `limit` characters
+    (cut before escaping, so no escape is split), HTML and Markdown syntax shown literally."""
+    kept, marker = truncation(" ".join(clean_text(str(text)).split()), limit)
+    return markdown_inline(kept) + marker
 
 
-def fenced(text: str) -> list[str]:
+def code(text: object, *, limit: int = CELL_LIMIT) -> str:
+    """Any value as inline code (one line, at most `limit` characters), safe inside a table cell."""
+    kept, marker = truncation(" ".join(clean_text(str(text)).split()), limit)
+    return markdown_code_span(kept) + marker
+
+
+def fenced(text: str, *, info: str = "") -> list[str]:
     """A code block whose fence is longer than any backtick run inside, so content cannot close it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence, text, fence]
+    return markdown_block(text, info=info)
 
 
 # --- run.md -----------------------------------------------------------------------------------
@@ -109,9 +121,9 @@ def _run_header(summary: RunSummary) -> list[str]:
     )
     note = summary.progress_note()
     return [
-        f"# Coder Eval run {summary.run_id}",
+        f"# Coder Eval run {cell(summary.run_id)}",
         "",
-        *([f"> **{note}**", ""] if note else []),
+        *([f"> **{cell(note, limit=DETAIL_LIMIT)}**", ""] if note else []),
         counts,
         f"- **Pass rate:** {format_percent(summary.pass_rate)} · "
         f"**Error share:** {format_percent(summary.error_share)}",
@@ -161,8 +173,8 @@ def task_table_row(row: Mapping[str, Any]) -> str:
 def _problem_section(result: EvaluationResult) -> list[str]:
     status = result.final_status
     heading = (
-        f"### {status.icon} {result.task_id}{replicate_suffix(result.replicate_index)} "
-        f"({result.variant_id}) — {status.value}"
+        f"### {status.icon} {cell(result.task_id)}{replicate_suffix(result.replicate_index)} "
+        f"({cell(result.variant_id)}) — {status.value}"
     )
     lines = [heading, "", f"Score: {format_score(result.weighted_score)}"]
     reason = failure_reason(result)
@@ -248,20 +260,20 @@ def _task_header(result: EvaluationResult) -> list[str]:
     status = result.final_status
     usage = result.total_token_usage
     lines = [
-        f"# Task {result.task_id}{replicate_suffix(result.replicate_index)}",
+        f"# Task {cell(result.task_id)}{replicate_suffix(result.replicate_index)}",
         "",
         f"- Status: {status.icon} {status.value} ({status.category})",
         f"- Score: {format_score(result.weighted_score)}",
-        f"- Variant: {result.variant_id} · replicate {result.replicate_index}",
+        f"- Variant: {cell(result.variant_id)} · replicate {result.replicate_index}",
         f"- Duration: {format_duration(result.duration_seconds)} · turns {result.iteration_count}",
         f"- Tokens: {format_tokens(usage.total_tokens)} · agent cost {format_usd(usage.total_cost_usd)}",
     ]
     if result.suite_id:
-        lines.append(f"- Dataset: suite {result.suite_id} · row {result.row_id or 'n/a'}")
+        lines.append(f"- Dataset: suite {cell(result.suite_id)} · row {cell(result.row_id or 'n/a')}")
     if result.model_used:
-        lines.append(f"- Model: {result.model_used}")
+        lines.append(f"- Model: {cell(result.model_used)}")
     if result.early_stop:
-        lines.append(f"- Stopped early: {result.early_stop.reason}")
+        lines.append(f"- Stopped early: {cell(result.early_stop.reason, limit=DETAIL_LIMIT)}")
     target = expected_turns(result)
     if target is not None and agent_turns(result) > target:
         lines.append(f"- ⚠ Over expected turns: {agent_turns(result)} used, {target} expected")

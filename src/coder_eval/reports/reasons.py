@@ -8,23 +8,19 @@ can carry text the agent wrote, so everything shown goes through `display_text` 
 
 from __future__ import annotations
 
-import re
-
+from coder_eval.common.untrusted_text import clean_line
 from coder_eval.models.results import CriterionResult, EvaluationResult
 from coder_eval.models.telemetry import CommandStatistics
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 REASON_CHARS = 200
 
 
 def display_text(text: str, limit: int = REASON_CHARS) -> str:
-    """Agent-controlled text made safe for one terminal or Markdown line.
-
-    Control characters (escape sequences included) and bidirectional overrides are dropped, runs
-    of whitespace become one space, and the text is cut at `limit` characters with an ellipsis.
-    The single place such text is cleaned, so a stricter sanitiser can replace it in one spot.
-    """
-    flat = " ".join(_CONTROL.sub("", text).split())
+    """Agent-controlled text made safe for one terminal line: cleaned by the shared sanitiser
+    (`common/untrusted_text.clean_line`: escape sequences and control characters gone, line breaks
+    shown as ␊ so nothing passes for a line of its own, invisible characters shown), runs of
+    spaces made one, cut at `limit` characters with an ellipsis."""
+    flat = " ".join(clean_line(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 

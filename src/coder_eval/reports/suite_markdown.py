@@ -24,7 +24,7 @@ def _headline(rollup: SuiteRollup) -> list[str]:
     has_gates = any(a.threshold_checks for a in rollup.criterion_aggregates)
     gates = _verdict(rollup.passed) if has_gates else "no suite thresholds"
     return [
-        f"# Suite {rollup.suite_id} · variant {rollup.variant_id}",
+        f"# Suite {cell(rollup.suite_id)} · variant {cell(rollup.variant_id)}",
         "",
         f"- Suite gates: **{gates}**",
         f"- Rows: {rollup.rows_total} total · {rollup.rows_passed} passed · {rollup.rows_failed} failed"
@@ -90,8 +90,8 @@ def _confusion_table(labels: list[str], confusion: dict[str, dict[str, int]]) ->
 
 
 def _aggregate_section(index: int, aggregate: CriterionAggregate) -> list[str]:
-    title = f"### {index}. {aggregate.criterion_type}" + (
-        f": {' '.join(aggregate.description.split())}" if aggregate.description else ""
+    title = f"### {index}. {cell(aggregate.criterion_type)}" + (
+        f": {cell(aggregate.description, limit=300)}" if aggregate.description else ""
     )
     lines = [
         title,

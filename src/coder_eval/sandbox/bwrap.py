@@ -325,7 +325,7 @@ class BubblewrapDriver(TempdirDriver):
         if not bwrap_works():
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
-        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode))
+        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes))
 
     def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
         """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""

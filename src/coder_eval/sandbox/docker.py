@@ -327,7 +327,9 @@ class DockerDriver(TempdirDriver):
             raise SetupError("docker is not installed or its daemon is not running (see scripts/sandbox-deps.sh)")
         image = image_for(request.config.docker, request.task_dir or Path.cwd())
         workspace = self.new_workspace(request)
-        return DockerEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode), image)
+        return DockerEnvironment(
+            workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes), image
+        )
 
     def adopt(self, workspace: Path, request: SandboxRequest) -> DockerEnvironment:
         """A container over an existing workspace (re-grading runs the agent's code: never on the host)."""

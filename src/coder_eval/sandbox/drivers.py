@@ -42,6 +42,8 @@ class SandboxRequest:
     extra: dict[str, str] = field(default_factory=dict)
     tools: tuple[str, ...] = ()
     """Host paths of programs the unit runs (the agent's CLI), made visible read-only by isolating drivers."""
+    notes: list[str] = field(default_factory=list)
+    """What the driver did that the unit's record should say (files left out when preserving)."""
     runs_agent: bool = True
     """Whether code the task author did not write runs here (an agent, or grading of its work). Units that
     run only the author's commands skip the default memory and process limits, which cost a cgroup."""

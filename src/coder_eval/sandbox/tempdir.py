@@ -16,10 +16,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from coder_eval.common.bounded_copy import CopyBudget, move_tree
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
-from coder_eval.sandbox.env_allowlist import allowlisted_env
+from coder_eval.sandbox.env_allowlist import allowlisted_env, withhold_credentials
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.home_pool import give_back, take_home
 
@@ -44,7 +45,7 @@ class HostEnvironment:
         if base_env is None:
             self._base = allowlisted_env(passthrough=passthrough or (), home=str(self._home))
         else:  # a trusted caller's own environment (re-grading reuses the original one)
-            self._base = scrub_env(dict(base_env))
+            self._base = scrub_env(withhold_credentials(base_env)[0])
         self._path: list[Path] = []
         self._groups: set[int] = set()
         self._finisher = finish
@@ -185,10 +186,16 @@ def _socket_name(name: str) -> str:
 
 
 class Finisher:
-    """Preserve or drop a temporary workspace according to the preservation mode."""
+    """Preserve or drop a temporary workspace according to the preservation mode.
 
-    def __init__(self, artifacts_dir: Path, mode: PreservationMode) -> None:
+    Preserving is a rename when the workspace and the artifacts share a file system; across file
+    systems it is a bounded copy that keeps sparse files sparse (common/bounded_copy.py), and a
+    note for each file it left out goes to `notes` (the request's, which the unit's task.log shows).
+    """
+
+    def __init__(self, artifacts_dir: Path, mode: PreservationMode, notes: list[str] | None = None) -> None:
         self.artifacts_dir, self.mode = artifacts_dir, mode
+        self.notes = notes if notes is not None else []
 
     def __call__(self, workspace: Path) -> Path | None:
         if self.mode is PreservationMode.DIRECT_WRITE:
@@ -199,7 +206,9 @@ class Finisher:
         if self.artifacts_dir.exists():
             shutil.rmtree(self.artifacts_dir)
         self.artifacts_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(workspace), str(self.artifacts_dir))
+        budget = CopyBudget()
+        move_tree(workspace, self.artifacts_dir, budget)
+        self.notes.extend(f"left out of the preserved artifacts: {note}" for note in budget.notes)
         return self.artifacts_dir
 
 
@@ -212,7 +221,7 @@ class TempdirDriver:
 
     def create(self, request: SandboxRequest) -> HostEnvironment:
         workspace = self.new_workspace(request)
-        finisher = Finisher(request.artifacts_dir, request.mode)
+        finisher = Finisher(request.artifacts_dir, request.mode, request.notes)
         scratch = request.scratch
         home = take_home(scratch)
         return HostEnvironment(

@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from coder_eval.common.bounded_copy import CopyBudget, copy_file
 from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.sandbox.deadline import BoundedEnvironment
@@ -38,8 +39,11 @@ def copy_rules(base: list[str] | None, extra: list[str] | None) -> IgnoreRules:
     return IgnoreRules(tuple(dict.fromkeys([*rules.patterns, *SECURITY_FLOOR])))
 
 
-def copy_tree(src: Path, dst: Path, rules: IgnoreRules) -> list[str]:
-    """Copy `src` into `dst` (real copies, modes kept); returns what was left out, relative to `src`."""
+def copy_tree(src: Path, dst: Path, rules: IgnoreRules, budget: CopyBudget | None = None) -> list[str]:
+    """Copy `src` into `dst` (real copies, modes kept, sparse files kept sparse, within `budget`:
+    see common/bounded_copy.py); returns what was left out, relative to `src`, a file left out for
+    its size with the reason."""
+    budget = CopyBudget() if budget is None else budget
     src = src.resolve()
     skipped: list[str] = []
     for root, dirs, files in os.walk(src):
@@ -63,7 +67,8 @@ def copy_tree(src: Path, dst: Path, rules: IgnoreRules) -> list[str]:
             elif item.is_symlink():
                 _copy_link(item, src, dst, rel / name, skipped)
             elif item.is_file():
-                shutil.copy2(item, dst / rel / name, follow_symlinks=False)
+                if not copy_file(item, dst / rel / name, budget, str(rel / name)):
+                    skipped.append(budget.notes[-1])
             else:
                 skipped.append(str(rel / name))  # sockets, fifos, devices
     return skipped

@@ -14,11 +14,11 @@ var Board = (function () {
       var v = attrs[k];
       if (v === null || v === undefined || v === false) return;
       if (k === "class") el.className = v;
-      else if (k === "text") el.textContent = String(v);
+      else if (k === "text") el.textContent = B.clean(v);
       else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), v);
       else if (k === "href") el.setAttribute("href", B.safeHref(v));
       else if (k === "width") el.style.width = v;
-      else el.setAttribute(k, v === true ? "" : String(v));
+      else el.setAttribute(k, v === true ? "" : B.clean(v));
     });
     for (var i = 2; i < arguments.length; i++) B.append(el, arguments[i]);
     return el;
@@ -26,9 +26,26 @@ var Board = (function () {
   B.append = function (el, child) {
     if (child === null || child === undefined || child === false) return;
     if (Array.isArray(child)) { child.forEach(function (c) { B.append(el, c); }); return; }
-    if (typeof child === "string" || typeof child === "number") child = document.createTextNode(String(child));
+    if (typeof child === "string" || typeof child === "number") child = document.createTextNode(B.clean(child));
     el.appendChild(child);
   };
+  // Text nodes never run markup, but agent text may still hold escape sequences, control
+  // characters and invisible or direction-changing characters (a U+202E reorders what follows).
+  // Escape sequences and controls go, CR becomes a newline, the invisible ones show as <U+XXXX>:
+  // the same rules as the terminal and Markdown (common/untrusted_text.py).
+  var UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/;
+  var ESCAPES = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+  var BREAKS = /\r\n|[\r\u0085\u2028\u2029]/g;
+  var CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  var INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
+  B.clean = function (v) {
+    var s = String(v);
+    if (!UNSAFE.test(s)) return s;
+    return s.replace(ESCAPES, "").replace(BREAKS, "\n").replace(CONTROLS, "").replace(INVISIBLE, function (c) {
+      return "<U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + ">";
+    });
+  };
+
   // Links are built by the board itself; anything else (javascript:, data:, other hosts) is dropped.
   B.safeHref = function (v) {
     v = String(v);
