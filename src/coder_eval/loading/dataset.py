@@ -128,6 +128,35 @@ def docker_placeholders(docker: Any) -> list[str]:
     return found
 
 
+SOURCE_ROW_FIELDS = {"repo": ("url", "commit"), "template_dir": ("path", "mount_point")}
+"""Template-source fields where `${row.x}` is substituted (with starter files' paths, never their
+content, which may well hold `${...}` of its own: a shell or JavaScript template)."""
+
+
+def sources_with_row(sources: Any, row: dict[str, Any]) -> Any:
+    """`sandbox.template_sources` with `${row.x}` substituted where one row's checkout or files differ."""
+    if not isinstance(sources, list):
+        return sources
+    out: list[Any] = []
+    for source in sources:
+        if not isinstance(source, dict):
+            out.append(source)
+            continue
+        source = dict(source)
+        for name in SOURCE_ROW_FIELDS.get(str(source.get("type")), ()):
+            if isinstance(source.get(name), str):
+                source[name] = substitute(source[name], row)
+        if source.get("type") == "starter_files" and isinstance(source.get("files"), list):
+            source["files"] = [
+                {**f, "path": substitute(f["path"], row)}
+                if isinstance(f, dict) and isinstance(f.get("path"), str)
+                else f
+                for f in source["files"]
+            ]
+        out.append(source)
+    return out
+
+
 def row_document(raw: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     """The raw task document for one row: prompt, criteria and docker image fields substituted, dataset removed."""
     doc = {k: v for k, v in raw.items() if k != "dataset"}
@@ -137,5 +166,7 @@ def row_document(raw: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
         doc["success_criteria"] = substitute_leaves(doc["success_criteria"], row)
     sandbox = doc.get("sandbox")
     if isinstance(sandbox, dict) and "docker" in sandbox:
-        doc["sandbox"] = {**sandbox, "docker": docker_with_row(sandbox["docker"], row)}
+        sandbox = doc["sandbox"] = {**sandbox, "docker": docker_with_row(sandbox["docker"], row)}
+    if isinstance(sandbox, dict) and "template_sources" in sandbox:
+        doc["sandbox"] = {**sandbox, "template_sources": sources_with_row(sandbox["template_sources"], row)}
     return doc

@@ -54,6 +54,9 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
     """Errors in a schema-valid task: missing directories, escaping paths."""
     problems: list[Problem] = []
     for i, src in enumerate(task.sandbox.template_sources):
+        per_row = task.dataset is not None and "${row." in src.path if isinstance(src, TemplateDirSource) else False
+        if per_row:
+            continue  # each row's own path is checked on the row (unit_checks), once substituted
         if isinstance(src, TemplateDirSource) and not (task_dir / src.path).is_dir():
             problems.append(
                 Problem(
