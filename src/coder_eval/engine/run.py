@@ -6,7 +6,7 @@ import asyncio
 import gc
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -199,7 +199,7 @@ def run_pipeline(
         request.experiment, request.sets, request.model, request.driver, request.type_override, request.repeats
     )
     plan = plan_units(report.tasks, inputs)
-    units = plan.units
+    units = [replace(u, oracle=True) for u in plan.units] if request.oracle else plan.units
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
