@@ -145,6 +145,8 @@ def test_experiment_page_shows_arms_intervals_verdict_and_chart(tab: Tab) -> Non
     assert len(rows(page, "arms")) == 2 and "100.0% [" in page.inner_text("#arms")
     assert page.locator("#chart svg rect").count() >= 6
     assert all("with-extra" in r for r in rows(page, "exp-tasks"))
+    assert len(rows(page, "pass-k")) == 4  # two arms × k = 1, 2 (two replicates)
+    assert all("✓✓" in r and "1.000 / 1.000" in r for r in rows(page, "exp-tasks"))  # with-extra passes both
     screenshot(page, "experiment")
 
 

@@ -118,7 +118,7 @@ class GatewayLink:
             from coder_eval.gateway.script import ScriptedModel
             from coder_eval.gateway.script_file import script_for
 
-            script = script_for(unit.task, oracle=self.oracle)
+            script = script_for(unit.task, oracle=self.oracle).for_replicate(unit.replicate_index)
             source = ScriptedModel(script, cwd=str(workspace), vocabulary=vocabulary)
         route = self.thread.open_route(
             route_key(unit),

@@ -6,7 +6,7 @@ import asyncio
 import gc
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,7 @@ from coder_eval.records.layout import DEFAULT_RUNS_DIR, RUN_PLAN, default_run_di
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
+    from coder_eval.engine.spend import SpendLimit
     from coder_eval.gateway.providers import ProviderSet
     from coder_eval.gateway.server import GatewayThread
     from coder_eval.models.criteria_base import BaseCriterion
@@ -69,6 +70,8 @@ class RunRequest:
     executor: str = "local"
     executor_settings: object | None = None
     """Settings for the executor (e.g. RaySettings for `ray`); None for its defaults."""
+    max_cost_usd: float | None = None
+    """Stop launching units once the run's priced spend reaches this (engine/spend.py)."""
 
 
 @dataclass
@@ -86,8 +89,8 @@ class RunOutcome:
     def exit_code(self) -> int:
         if self.load_errors:
             return 2
-        if not self.suite_gates_ok:
-            return 1
+        if not self.suite_gates_ok or self.stopped_reason:
+            return 1  # a run stopped at its spend limit is incomplete
         s = self.summary
         return 0 if s.tasks_failed == s.tasks_error == 0 and (not self.grading or s.tasks_not_graded == 0) else 1
 
@@ -104,6 +107,8 @@ class RunOutcome:
     """`variant/suite: detail` for every suite gate that failed (they make the exit code 1)."""
     verdicts: list[str] = field(default_factory=list)
     """The experiment's comparison verdicts, one line per compared arm (empty for a single arm)."""
+    stopped_reason: str | None = None
+    """Why the run stopped launching units before the end (the spend limit), else None."""
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -209,7 +214,7 @@ def run_pipeline(
         request.experiment, request.sets, request.model, request.driver, request.type_override, request.repeats
     )
     plan = plan_units(report.tasks, inputs)
-    units = plan.units
+    units = [replace(u, oracle=True) for u in plan.units] if request.oracle else plan.units
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
@@ -248,6 +253,7 @@ def run_pipeline(
     providers = routes.providers if routes is not None else None
     spec = _gateway_spec(request, units, run_dir, plan.experiment, providers)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
+    spend = _spend_limit(request, prior)
     options = RunOptions(
         run_dir=run_dir,
         grade=request.grade,
@@ -255,7 +261,9 @@ def run_pipeline(
         stream_factory=request.stream_factory,
         model_link=_link(gateway, request.oracle, resolve_backend(request.backend)),
         gateway_spec=spec,
+        spend=spend,
     )
+    stopped: str | None = None
     fresh: HeldResults | None = None
     interrupted = True
     # Tasks, units and modules live for the whole run: frozen, the collector stops re-walking them
@@ -264,6 +272,9 @@ def run_pipeline(
     try:
         fresh = _held(asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer)))
         interrupted = False
+        if spend is not None and len(fresh) < len(units):
+            stopped = spend.reason(len(units) - len(fresh))
+            interrupted = True
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
         raise
@@ -289,6 +300,7 @@ def run_pipeline(
             max_parallel=request.max_parallel,
             planned=planned,
             interrupted=interrupted,
+            interrupt_reason=stopped,
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
         (run_dir / RUN_PLAN).unlink(missing_ok=True)  # run.json carries units_planned now
@@ -305,11 +317,23 @@ def run_pipeline(
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
     outcome.grading = request.grade
     outcome.verdicts = verdicts
+    outcome.stopped_reason = stopped
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     from coder_eval.suites import suite_gate_entries
 
     outcome.failed_gates = [f"{name}: {detail}" for name, ok, detail in suite_gate_entries(rollups) if not ok]
     return outcome
+
+
+def _spend_limit(request: RunRequest, prior: HeldResults) -> SpendLimit | None:
+    """The `--max-cost-usd` guard, counting what the resumed run's finished units already spent."""
+    if request.max_cost_usd is None:
+        return None
+    from coder_eval.engine.spend import SpendLimit
+
+    spend = SpendLimit(request.max_cost_usd)
+    spend.add_all(prior)
+    return spend
 
 
 def show_load_warnings(warnings: dict[Path, list[LoadWarning]]) -> None:

@@ -73,7 +73,8 @@ def check_units(units: Iterable[RunUnit], choices: RunChoices, routes: RunRoutes
         def problem(message: str, where: str = "", fix: str = "", *, _p: Path = path, _v: str = variant) -> None:
             out.add_problem(_p, Problem(_v + message, where, fix))
 
-        resolved_key = (path, unit.variant_id)  # rows share the variant's template sources and plugins
+        # rows share the variant's plugins, and its template sources unless `${row.x}` made them differ
+        resolved_key = (path, unit.variant_id, repr(unit.task.definition.sandbox.template_sources))
         if resolved_key not in seen:
             seen.add(resolved_key)
             _resolved_problems(unit, problem)

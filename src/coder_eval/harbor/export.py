@@ -260,6 +260,8 @@ def _export_unit(unit: RunUnit, target: Path) -> ExportedTask:
     not_exported = [f"criterion {x}" for x in dropped]
     if d.post_run:
         not_exported.append("post_run runs in the verifier after grading")
+    if d.reference is not None and d.reference.solve is not None:
+        not_exported.append("reference.solve: the exported solve.sh copies the reference files instead")
     target.mkdir(parents=True)
     (target / "instruction.md").write_text((d.initial_prompt or "").rstrip("\n") + "\n", encoding="utf-8")
     _environment(unit, target / "environment", workdir)

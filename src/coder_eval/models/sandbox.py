@@ -289,6 +289,12 @@ class SandboxConfig(StrictModel):
         description="Let template_dir, mock_path_dirs and extra_mounts name host paths outside the task directory.",
     )
     docker: DockerConfig | None = Field(None, description="Settings for driver: docker.")
+    keep_services: bool = Field(
+        False,
+        description="Leave the processes the agent (or the oracle) left running alive into grading, for a "
+        "verifier that probes a service they serve. bubblewrap and docker only; they are still ended before "
+        "any criterion that sees the reference, after each criterion that runs commands, and at the end.",
+    )
 
     @field_validator("python", mode="before")
     @classmethod
