@@ -110,6 +110,15 @@ def test_task_page_shows_the_trajectory_and_previews_artifacts(tab: Tab) -> None
     page.wait_for_selector("#tasks tbody tr")
 
 
+def test_task_page_lists_the_units_egress_attempts(tab: Tab) -> None:
+    page = tab.open("#/runs/01-base/task/default/fixme/00", "#network")
+    network = page.inner_text("#network")
+    assert "192.0.2.1:80" in network and "denied" in network and "not in allow_hosts" in network
+    assert "grading" in network
+    section = page.inner_text("section:has(#network)")
+    assert "network allowlist" in section and "allowed: " in section
+
+
 def test_agent_output_and_file_names_render_as_text(tab: Tab) -> None:
     page = tab.open("#/runs/01-base/task/default/xss-probe/00", "#criteria")
     text = page.inner_text("body")
@@ -136,6 +145,8 @@ def test_experiment_page_shows_arms_intervals_verdict_and_chart(tab: Tab) -> Non
     assert len(rows(page, "arms")) == 2 and "100.0% [" in page.inner_text("#arms")
     assert page.locator("#chart svg rect").count() >= 6
     assert all("with-extra" in r for r in rows(page, "exp-tasks"))
+    assert len(rows(page, "pass-k")) == 4  # two arms × k = 1, 2 (two replicates)
+    assert all("✓✓" in r and "1.000 / 1.000" in r for r in rows(page, "exp-tasks"))  # with-extra passes both
     screenshot(page, "experiment")
 
 

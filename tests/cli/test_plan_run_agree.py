@@ -179,8 +179,8 @@ STOP = {"on_pass": "stop"}
 CASES = (
     Case("script-typo", "unknown step kind 'wrte_file'", script="steps:\n  - wrte_file: {path: a, content: b}\n"),
     Case("script-missing", "no script for task", script=None),
-    Case("no-key", "needs ANTHROPIC_API_KEY", flags=("-b", "direct")),
-    Case("bedrock-no-aws", "-b bedrock needs AWS_REGION", flags=("-b", "bedrock")),
+    Case("no-key", "no credential for anthropic: set ANTHROPIC_API_KEY", flags=("-b", "direct")),
+    Case("bedrock-no-aws", "bedrock needs its region: set AWS_REGION", flags=("-b", "bedrock")),
     Case(
         "plugin-unset-var", f"uses ${UNSET}, which is not set", arm=(("agent", {"plugins": [{"path": "$" + UNSET}]}),)
     ),
@@ -268,8 +268,9 @@ def _assert_cell(ws: Any, cases: tuple[Case, ...], flags: list[str]) -> None:
 
 @pytest.fixture
 def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_REGION",
-                 "API_BACKEND", UNSET):  # fmt: skip
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "AWS_BEARER_TOKEN_BEDROCK",
+                 "AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "API_BACKEND",
+                 "CODER_EVAL_UPSTREAM_ANTHROPIC", UNSET):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
 
 

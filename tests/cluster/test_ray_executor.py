@@ -114,3 +114,46 @@ def test_interrupted_ray_run_is_consistent_and_resumes_locally(cluster: RayClust
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     summary = run_json(run_dir)
     assert summary["tasks_run"] == 200 and summary["tasks_succeeded"] == 100
+
+
+@pytest.mark.skipif(bundled_cli() is None, reason="the claude-agent-sdk wheel bundles no Claude Code CLI here")
+def test_spend_limit_stops_launching_on_ray(cluster: RayCluster, tmp_path: Path) -> None:
+    """`--max-cost-usd` below one unit's cost, two units in flight: both finish, the other two wait for --resume."""
+    import yaml
+
+    agent = {"type": "claude-code", "model": "claude-sonnet-4-5", "permission_mode": "acceptEdits"}
+    task = {
+        "task_id": "priced",
+        "description": "write the answer at a price",
+        "initial_prompt": "Write the answer to out.txt.",
+        "agent": {**agent, "allowed_tools": ["Read", "Write", "Edit", "Bash"], "setting_sources": []},
+        "success_criteria": [{"type": "file_contains", "path": "out.txt", "includes": ["42"], "description": "42"}],
+    }
+    script = {
+        "model": "claude-sonnet-4-5",
+        "tokens": {"input": 1000, "output": 100},
+        "steps": [{"write_file": {"path": "out.txt", "content": "42\n"}}, {"reply": "Done."}],
+    }
+    (tmp_path / "priced.yaml").write_text(yaml.safe_dump(task), encoding="utf-8")
+    (tmp_path / "priced.script.yaml").write_text(yaml.safe_dump(script), encoding="utf-8")
+    run_dir = tmp_path / "run"
+    proc = ray_cli(
+        cluster,
+        "run",
+        tmp_path / "priced.yaml",
+        "-b",
+        "script",
+        "--repeats",
+        "4",
+        "-j",
+        "2",
+        "--max-cost-usd",
+        "0.001",
+        "--run-dir",
+        run_dir,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    summary = run_json(run_dir)
+    assert summary["interrupted"] is True and summary["units_finished"] == 2
+    assert "2 unit(s) not launched" in str(summary["interrupt_reason"])

@@ -102,7 +102,8 @@ def _tool_result_turn(first: Any) -> list[dict[str, Any]]:
 
 
 def _without_latency(calls: list[ProviderCallCost]) -> list[dict[str, Any]]:
-    return [c.model_dump(exclude={"latency_ms"}) for c in calls]
+    """The records without timing, and without the provider (only a relaying gateway names one)."""
+    return [c.model_dump(exclude={"latency_ms", "provider"}) for c in calls]
 
 
 @pytest.fixture

@@ -15,11 +15,12 @@ from coder_eval.gateway.types import GatewayError, ModelReply, ModelRequest, Usa
 from coder_eval.models.registry import RegistrationError, UnknownKindError
 
 BUILTINS = {
-    "anthropic": ("ANTHROPIC_API_KEY", "CODER_EVAL_UPSTREAM_ANTHROPIC", "https://api.anthropic.com"),
-    "openai_chat": ("OPENAI_API_KEY", "CODER_EVAL_UPSTREAM_OPENAI_CHAT", "https://api.openai.com"),
-    "openai_responses": ("OPENAI_API_KEY", "CODER_EVAL_UPSTREAM_OPENAI_RESPONSES", "https://api.openai.com"),
-    "gemini": ("GEMINI_API_KEY", "CODER_EVAL_UPSTREAM_GEMINI", "https://generativelanguage.googleapis.com"),
+    "anthropic": ("ANTHROPIC_API_KEY", "CODER_EVAL_UPSTREAM_ANTHROPIC", "anthropic"),
+    "openai_chat": ("OPENAI_API_KEY", "CODER_EVAL_UPSTREAM_OPENAI_CHAT", "openai"),
+    "openai_responses": ("OPENAI_API_KEY", "CODER_EVAL_UPSTREAM_OPENAI_RESPONSES", "openai"),
+    "gemini": ("GEMINI_API_KEY", "CODER_EVAL_UPSTREAM_GEMINI", "google"),
 }
+"""Protocol -> (key variable, override variable, the built-in provider profile that serves it)."""
 
 
 class EchoProtocol(WireProtocol):
@@ -45,10 +46,13 @@ class EchoProtocol(WireProtocol):
 
 
 def test_builtins_declare_their_variables_and_upstreams() -> None:
+    from coder_eval.gateway.providers import ProviderSet
+
     assert set(BUILTINS) <= set(PROTOCOLS.names())
-    for name, (key_var, upstream_var, upstream) in BUILTINS.items():
+    for name, (key_var, upstream_var, provider) in BUILTINS.items():
         cls = PROTOCOLS.get(name)
-        assert (cls.name, cls.api_key_var, cls.upstream_var, cls.upstream) == (name, key_var, upstream_var, upstream)
+        assert (cls.name, cls.api_key_var, cls.upstream_var, cls.upstream) == (name, key_var, upstream_var, "")
+        assert ProviderSet.build().choose(name, "any-model", {})[0] == provider  # a profile serves it
         assert type(protocol(name)) is cls and protocol(name) is protocol(name)
 
 

@@ -331,3 +331,27 @@ def test_script_schema_exports() -> None:
     schema = Script.model_json_schema()
     assert "steps" in schema["properties"]
     assert json.dumps(schema)
+
+
+def test_a_replicate_plays_its_own_steps(tmp_path: Path) -> None:
+    """`replicates:` swaps the steps for the listed replicate indices; other replicates play `steps`."""
+    path = tmp_path / "t.script.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            steps:
+              - write_file: {path: out.txt, content: good}
+            replicates:
+              1:
+                - write_file: {path: out.txt, content: bad}
+              3: []
+            """
+        ),
+        encoding="utf-8",
+    )
+    script = load_script(path)
+    assert script.for_replicate(0) is script and script.for_replicate(2) is script
+    assert script.for_replicate(1).steps[0].write_file.content == "bad"  # type: ignore[union-attr]
+    assert script.for_replicate(3).steps == []
+    with pytest.raises(TaskConfigError, match="replicates"):
+        parse_script({"replicates": {-1: []}}, "t.script.yaml")

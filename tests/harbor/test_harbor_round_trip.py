@@ -84,6 +84,7 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_pyth
     assert "not exported: criterion command_executed: ran it" in proc.stdout
     config = tomllib.loads((exported / "task.toml").read_text(encoding="utf-8"))
     assert config["metadata"]["task_id"] == "greet-file" and config["environment"]["allow_internet"] is False
+    assert config["environment"]["network_mode"] == "no-network"
     assert (exported / "instruction.md").read_text(encoding="utf-8").startswith("Create greet.py")
     dockerfile = (exported / "environment" / "Dockerfile").read_text(encoding="utf-8")
     assert dockerfile.startswith("FROM python:3.12-slim") and "COPY coder-eval-workspace/ /app/" in dockerfile
@@ -99,10 +100,11 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_pyth
     imported_file = tmp_path / "imported" / "greet-file" / "task.yaml"
     imported = yaml.safe_load(imported_file.read_text(encoding="utf-8"))
     assert imported["sandbox"]["driver"] == "docker"
-    assert imported["sandbox"]["docker"] == {"dockerfile_path": "environment/Dockerfile", "network": "none"}
+    assert imported["sandbox"]["docker"] == {"dockerfile_path": "environment/Dockerfile", "working_dir": "auto"}
+    assert imported["sandbox"]["network"] == "none"
     assert imported["reference"] == {"directory": "solution/files"}
     (criterion,) = imported["success_criteria"]
-    assert criterion["type"] == "run_command" and criterion["score_from_stdout"] is True
+    assert criterion["type"] == "harbor_verifier"
     assert imported["agent"]["type"] == "claude-code" and "Bash" in imported["agent"]["allowed_tools"]
     planned = cli("plan", "imported", "-b", "script", "--oracle", cwd=tmp_path)
     assert planned.returncode == 0, planned.stdout + planned.stderr
@@ -110,11 +112,10 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_pyth
     # Grade the solved workspace with the imported task: its verifier runs the exported one. The
     # task's image needs a registry, so grading runs under tempdir with the verifier's directories
     # moved into the test's tree (passed through by name).
-    imported["sandbox"]["env_passthrough"] = ["HARBOR_TESTS_DIR", "HARBOR_VERIFIER_LOGS"]
+    criterion.update(tests_path=str(tmp_path / "t"), logs_path=str(tmp_path / "l"))
     imported_file.write_text(yaml.safe_dump(imported), encoding="utf-8")
-    env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}
     args = ("evaluate", imported_file, tmp_path / "solved" / "app", "--run-dir", "ev", "--driver", "tempdir")
-    proc = cli(*args, cwd=tmp_path, env=env)
+    proc = cli(*args, cwd=tmp_path)
     assert proc.returncode == 0 and "SUCCESS weighted score 1.000" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -133,33 +134,48 @@ def test_a_harbor_task_with_a_partial_reward_imports_as_a_partial_score(tmp_path
     (src / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n", encoding="utf-8")
     (src / "tests" / "test.sh").write_text(
         '#!/bin/bash\nL="${HARBOR_VERIFIER_LOGS:-/logs/verifier}"\n'
-        'if [ -f count.txt ]; then echo 0.5 > "$L/reward.txt"; else echo 0 > "$L/reward.txt"; fi\n',
+        'if [ -f count.txt ]; then echo 0.5 > "$L/reward.txt"; else echo 0 > "$L/reward.txt"; fi\n'
+        'echo "checked count.txt"\n',
         encoding="utf-8",
     )
     (src / "solution" / "solve.sh").write_text("#!/bin/bash\nwc -l < data.txt > count.txt\n", encoding="utf-8")
     proc = cli("import", "harbor", "harbor", "-o", "tasks", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+    assert "1 imported, 0 refused" in proc.stdout
     doc = yaml.safe_load((tmp_path / "tasks" / "count-lines" / "task.yaml").read_text(encoding="utf-8"))
     assert doc["tags"] == ["harbor", "files", "difficulty:easy", "category:programming"]
     assert doc["sandbox"] == {
         "driver": "docker",
-        "docker": {"dockerfile_path": "environment/Dockerfile"},
+        "docker": {"dockerfile_path": "environment/Dockerfile", "working_dir": "auto"},
+        "network": "host",  # allow_internet = true: Harbor's public network
+        "keep_services": True,
         "limits": {"max_cpus": 2.0, "max_memory_mb": 2048},
     }
-    assert doc["run_limits"] == {"task_timeout": 300.0} and doc["reference"] == {"directory": "solution"}
+    # the agent's time is its turn's; the task's deadline adds the verifier's and the set-up's
+    assert doc["run_limits"] == {"turn_timeout": 300.0, "task_timeout": 300.0 + 60.0 + 600.0}
+    assert doc["reference"]["directory"] == "solution" and "solve.sh" in doc["reference"]["solve"]["command"]
+    assert doc["success_criteria"] == [
+        {
+            "type": "harbor_verifier",
+            "description": "Harbor verifier: tests/test.sh, scored by the reward it writes",
+            "timeout": 60.0,
+            "pass_threshold": 1.0,
+        }
+    ]
     work = tmp_path / "work"
     work.mkdir()
     (work / "count.txt").write_text("3\n", encoding="utf-8")
     # Grading runs in the task's driver; the task's image needs a registry, so this grades under tempdir
     # with the verifier's directories moved into the test's tree (passed through by name, as a task would).
     task_file = tmp_path / "tasks" / "count-lines" / "task.yaml"
-    doc["sandbox"]["env_passthrough"] = ["HARBOR_TESTS_DIR", "HARBOR_VERIFIER_LOGS"]
+    doc["success_criteria"][0].update(tests_path=str(tmp_path / "t"), logs_path=str(tmp_path / "l"))
     task_file.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    env = {"HARBOR_TESTS_DIR": str(tmp_path / "t"), "HARBOR_VERIFIER_LOGS": str(tmp_path / "l")}
     args = ("evaluate", "tasks/count-lines/task.yaml", work, "--run-dir", "ev", "--driver", "tempdir")
-    proc = cli(*args, cwd=tmp_path, env=env)
+    proc = cli(*args, cwd=tmp_path)
     graded = json.loads(next((tmp_path / "ev").rglob("task.json")).read_text(encoding="utf-8"))
     assert graded["weighted_score"] == 0.5 and graded["final_status"] == "FAILURE", proc.stdout
+    (verdict,) = graded["success_criteria_results"]
+    assert "reward 0.5 from reward.txt" in verdict["details"] and "checked count.txt" in verdict["details"]
 
 
 def test_tempdir_task_is_refused_with_the_fix(tmp_path: Path) -> None:

@@ -25,21 +25,22 @@ def test_unpriced_model_is_named_before_the_run(tmp_path: Path) -> None:
     assert "rate card" not in proc.stderr  # scripted calls cost nothing
 
 
-def test_claude_login_is_not_claimed_as_a_usable_credential(tmp_path: Path) -> None:
+def test_a_claude_login_file_is_not_a_credential_but_its_oauth_token_is(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / ".credentials.json").write_text(json.dumps({"claudeAiOauth": {}}), encoding="utf-8")
-    env = {"HOME": str(home), "ANTHROPIC_API_KEY": "", "AWS_BEARER_TOKEN_BEDROCK": ""}
-    proc = run_cli("plan", REPO / "tasks" / "hello_date.yaml", "-b", "direct", cwd=tmp_path, env=env)
-    assert proc.returncode == 1  # run would refuse: no key for -b direct
+    env = {"HOME": str(home), "ANTHROPIC_API_KEY": "", "AWS_BEARER_TOKEN_BEDROCK": "", "CLAUDE_CODE_OAUTH_TOKEN": ""}
+    task = REPO / "tasks" / "hello_date.yaml"
+    proc = run_cli("plan", task, cwd=tmp_path, env=env)
+    assert proc.returncode == 1  # run would refuse: no credential for the default backend (direct)
     text = " ".join(proc.stdout.split())
-    assert "needs ANTHROPIC_API_KEY for agent claude-code" in text
-    assert "the Claude Code login in ~/.claude/.credentials.json is not used" in text
-    proc = run_cli(
-        "plan", REPO / "tasks" / "hello_date.yaml", "-b", "direct", cwd=tmp_path,
-        env={**env, "CLAUDE_CODE_OAUTH_TOKEN": "x"},
-    )  # fmt: skip
-    assert "CLAUDE_CODE_OAUTH_TOKEN is not used" in " ".join(proc.stdout.split())
+    assert (
+        "no credential for anthropic: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN" in text
+    )
+    assert "the Claude Code login in ~/.claude/.credentials.json is a file the gateway does not read" in text
+    proc = run_cli("plan", task, "-b", "direct", cwd=tmp_path, env={**env, "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-x"})
+    assert proc.returncode == 0, proc.stdout
+    assert "key from $CLAUDE_CODE_OAUTH_TOKEN" in proc.stdout
 
 
 def test_shipped_experiments_resolve_over_the_examples(tmp_path: Path) -> None:

@@ -453,11 +453,12 @@ MINIMAL_CRITERIA: dict[str, dict[str, Any]] = {
         "questions": {"works": {"type": "noul", "instructions": "Does it run?"}},
     },
     "uipath_eval": {"agent_name": "my-agent", "eval_set": "regression-v1", "thresholds": {"accuracy": 0.8}},
+    "harbor_verifier": {},
 }
 
 
 def test_every_criterion_type_has_a_minimal_example() -> None:
-    assert len(CRITERION_TYPES) == 16
+    assert len(CRITERION_TYPES) == 17
     assert set(MINIMAL_CRITERIA) == set(CRITERION_TYPES)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 from coder_eval.models.results import CriterionResult, EarlyStopInfo
@@ -137,3 +138,35 @@ def test_task_page_without_turns_says_so(results):
     assert "No turns were recorded." in page
     assert "score n/a" in page
     assert "0/0 passed" in page
+
+
+def test_task_page_lists_the_network_policy_and_each_egress_attempt(result_factory):
+    from coder_eval.models.network import NetworkEvent, NetworkRecord
+
+    when = datetime(2026, 11, 30, 10, 0, 1, tzinfo=UTC)
+    events = [
+        NetworkEvent(
+            host="pypi.example",
+            port=443,
+            allowed=True,
+            reason="pip index (PIP_INDEX_URL)",
+            method="CONNECT",
+            phase="pre_run",
+            started_at=when,
+            duration_ms=12.0,
+            bytes_out=900,
+            bytes_in=5000,
+        ),
+        NetworkEvent(
+            host=PAYLOAD, port=443, allowed=False, reason="not in allow_hosts", phase="agent", started_at=when
+        ),
+    ]
+    record = NetworkRecord(mode="allowlist", allow_hosts=["pypi.example:443"], events=events)
+    result = result_factory("net", FinalStatus.FAILURE, weighted_score=0.0, network=record)
+    page = render_task_html(result)
+    table = page.split("<h3>Network</h3>", 1)[1].split("</table>", 1)[0]
+    assert "network allowlist; allowed: pypi.example:443" in table
+    assert "pypi.example:443" in table and "allowed" in table and "5000" in table and "pre_run" in table
+    assert "denied" in table and "not in allow_hosts" in table and PAYLOAD not in page
+    empty = render_task_html(result_factory("quiet", FinalStatus.SUCCESS, network=NetworkRecord(mode="none")))
+    assert "network none; no egress attempts" in empty

@@ -44,6 +44,9 @@ CLEAN = {
     "NO_PROXY": "127.0.0.1,localhost,.example",
 }
 WITHHELD = [name for name in CREDENTIAL_ENV if name != "NO_PROXY"]
+EGRESS = "http://127.0.0.1:41415"
+"""The unit's egress proxy under `network: allowlist` (the default of bubblewrap and docker)."""
+PROXIES = ("HTTPS_PROXY", "https_proxy")
 
 
 def _leaks(text: str) -> list[str]:
@@ -64,14 +67,28 @@ def _seen(dump: Path) -> dict[str, str]:
     return {name: value for name, value in pairs if name in CLEAN}
 
 
-def _agentless(folder: Path, driver: str) -> Path:
+def _check_allowlisted(seen: dict[str, str], where: str) -> None:
+    """Under allowlist the unit's proxy is its egress proxy, and an index with a credential is given
+    by its mirror address there (the proxy adds the credential upstream): never a secret."""
+    assert not _leaks(repr(seen)), where
+    assert all(seen[name] == EGRESS for name in PROXIES), (where, seen)
+    assert seen["NO_PROXY"] == "127.0.0.1,localhost,::1", (where, seen)
+    for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL"):
+        for url in seen[name].split():
+            assert url.startswith(EGRESS + "/index/") or url in CLEAN[name].split(), (where, name, url)
+    for name in ("PIP_INDEX_URL", "UV_INDEX_URL"):  # userinfo credentials: only the mirror can use them
+        assert seen[name].startswith(EGRESS + "/index/"), (where, name, seen[name])
+
+
+def _agentless(folder: Path, driver: str, network: str | None = None) -> Path:
+    sandbox = {"driver": driver, **({"network": network} if network else {})}
     return write_task(
         folder,
         {
             "task_id": f"env-{driver}",
             "description": "what a unit's processes see of the harness's index and proxy settings",
             "agent": {"type": "none"},
-            "sandbox": {"driver": driver},
+            "sandbox": sandbox,
             "pre_run": [{"command": "env > pre_run.env"}],
             "success_criteria": [
                 {"type": "run_command", "command": "env > criterion.env", "description": "criterion env"},
@@ -83,11 +100,16 @@ def _agentless(folder: Path, driver: str) -> Path:
 
 
 @pytest.mark.parametrize("who", OPERATORS)
-@pytest.mark.parametrize("driver", ["tempdir", *DRIVERS])
-def test_commands_and_criteria_get_the_settings_without_credentials(driver: str, who: str) -> None:
+@pytest.mark.parametrize(
+    ("driver", "network"),
+    [("tempdir", None), *((d, n) for d in DRIVERS for n in ("host", None))],
+    ids=lambda v: v or "default",
+)
+def test_commands_and_criteria_get_the_settings_without_credentials(driver: str, network: str | None, who: str) -> None:
     need_driver(driver)
+    allowlisted = driver != "tempdir" and network is None
     with operator(who) as op:
-        task = _agentless(op.work / "suite", driver)
+        task = _agentless(op.work / "suite", driver, network)
         op.own(op.work / "suite")
         planned = op.cli("plan", str(task), env=CREDENTIAL_ENV)
         assert planned.returncode == 0, planned.stdout + planned.stderr
@@ -108,7 +130,10 @@ def test_commands_and_criteria_get_the_settings_without_credentials(driver: str,
         assert results["an honest failure"]["score"] == 0.0
         artifacts = Path(record["sandbox_path"])
         for dump in ("pre_run.env", "criterion.env"):
-            assert _seen(artifacts / dump) == CLEAN, dump
+            if allowlisted:
+                _check_allowlisted(_seen(artifacts / dump), dump)
+            else:
+                assert _seen(artifacts / dump) == CLEAN, dump
         log = next(run_dir.rglob("task.log")).read_text()
         assert all(f"{name} carries a credential" in log for name in WITHHELD), log
         assert not _leaks(out) and not _scan(run_dir)
@@ -160,6 +185,6 @@ def test_the_agent_and_everything_it_can_read_get_no_credential(driver: str, who
         assert record["final_status"] == "FAILURE", out
         assert criteria(record)["hunted"]["score"] == 1.0, record["success_criteria_results"]
         loot = (Path(record["sandbox_path"]) / "loot.env").read_text()
-        assert "PIP_INDEX_URL=https://index.example/simple" in loot
-        assert f"HTTPS_PROXY={CLEAN['HTTPS_PROXY']}" in loot
+        assert f"PIP_INDEX_URL={EGRESS}/index/" in loot  # allowlist, the default: the index's mirror
+        assert f"HTTPS_PROXY={EGRESS}" in loot
         assert not _leaks(out) and not _scan(run_dir), _scan(run_dir)

@@ -16,6 +16,7 @@ from coder_eval.models.criteria_files import ClassificationMatchCriterion
 from coder_eval.models.results import ClassificationCriterionResult, CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.suite import CriterionAggregate, SuiteRollup
+from coder_eval.reports.suite_markdown import render_suite_markdown
 from coder_eval.suites import aggregate as aggregate_module
 from coder_eval.suites.aggregate import aggregate_criterion
 from coder_eval.suites.rollup import (
@@ -242,3 +243,23 @@ def test_write_suite_rollups_round_trips(tmp_path: Path, sentiment_spec: BaseCri
     assert again == rollups[0]
     assert md_path.read_text(encoding="utf-8").startswith(f"# Suite {SUITE} · variant default")
     assert not list(json_path.parent.glob(".*.tmp"))
+
+
+def test_replicated_rows_get_pass_k_and_strips() -> None:
+    """Two rows × three replicates: the rollup records each row's strip and pass@k / pass^k."""
+    outcomes = {"r1": [FinalStatus.SUCCESS, FinalStatus.FAILURE, FinalStatus.SUCCESS], "r2": [FinalStatus.FAILURE] * 3}
+    rows = [_row(r, [], status=s, rep=i) for r, statuses in outcomes.items() for i, s in enumerate(statuses)]
+    [rollup] = build_suite_rollups(rows, {})
+    assert rollup.replicate_strips == {"r1": "✓✗✓", "r2": "✗✗✗"}
+    by_k = {f.k: f for f in rollup.pass_k}
+    # r1: n=3 c=2 → pass@2 = 1 − C(1,2)/C(3,2) = 1, pass^2 = C(2,2)/C(3,2) = 1/3; r2 contributes 0 to both.
+    assert by_k[2].pass_at_k == pytest.approx(0.5) and by_k[2].pass_hat_k == pytest.approx(1 / 6)
+    text = render_suite_markdown(rollup)
+    assert "- pass@k / pass^k: k=2 0.500 / 0.167" in text
+    assert "| r1 | ✓✗✓ |" in text
+
+
+def test_single_replicate_rows_record_no_strips() -> None:
+    [rollup] = build_suite_rollups([_row("r1", [])], {})
+    assert rollup.replicate_strips == {} and [f.k for f in rollup.pass_k] == [1]
+    assert "pass@k" not in render_suite_markdown(rollup)

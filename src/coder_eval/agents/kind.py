@@ -63,6 +63,20 @@ class RouteAddress:
 
 
 @dataclass(frozen=True)
+class ProviderEnv:
+    """Variables an agent documents for its own provider, which the gateway reads (the agent never does).
+
+    `provider` names the provider profile they belong to; when a call of this agent lands there,
+    these are read before the profile's own (Codex's CODEX_API_KEY before OPENAI_API_KEY).
+    """
+
+    provider: str
+    key_env: tuple[str, ...] = ()
+    base_url_env: tuple[str, ...] = ()
+    api_version_env: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class AgentKind:
     """One agent kind: its config schema, its implementation and its capabilities."""
 
@@ -72,9 +86,10 @@ class AgentKind:
     """The Agent class, `"module:Class"` (imported on first use), or None (schema only here)."""
     binary: Binary | None = None
     credentials: tuple[str, ...] = ()
-    """Variables holding a real provider key for `-b direct`; the gateway keeps them, the agent never sees them."""
-    keys_by_provider: bool = False
-    """True when the key to use follows the model's provider prefix (`openai/gpt-5` -> OPENAI_API_KEY)."""
+    """Variables holding a real provider key for `-b direct`; the gateway keeps them, the agent never sees them.
+    Listed by `coder-eval agents`; which one a call uses is the provider resolution's answer."""
+    provider_env: ProviderEnv | None = None
+    """The agent's own documented variables for its provider (see ProviderEnv)."""
     protocols: tuple[str, ...] = ()
     """Wire protocols the agent speaks to its model (names in the gateway's protocol registry)."""
     gateway_env: Mapping[str, str] = field(default_factory=dict)
@@ -98,12 +113,6 @@ class AgentKind:
     @property
     def has_implementation(self) -> bool:
         return self.implementation is not None
-
-    def credentials_for(self, model: str | None) -> tuple[str, ...]:
-        """The variables that would hold a real key for `model`."""
-        if self.keys_by_provider and model and "/" in model:
-            return (model.split("/", 1)[0].upper().replace("-", "_") + "_API_KEY",)
-        return self.credentials
 
     def env_for(self, route: RouteAddress) -> dict[str, str]:
         """The variables that point this kind's CLI at `route`."""

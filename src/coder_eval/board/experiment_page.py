@@ -5,8 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from coder_eval.experiments.analysis import compare_arms, task_score, variant_statistics
-from coder_eval.experiments.stats import MeanEstimate, RateEstimate
+from coder_eval.experiments.analysis import (
+    PassKFigure,
+    arm_trials,
+    compare_arms,
+    experiment_k_values,
+    pass_k_figures,
+    task_pass_k,
+    task_score,
+    variant_statistics,
+)
+from coder_eval.experiments.passk import TaskTrials
+from coder_eval.experiments.stats import MeanEstimate, PairedComparison, RateEstimate
 from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.suite import SuiteRollup
 
@@ -32,8 +42,37 @@ def _rate(estimate: RateEstimate | None) -> dict[str, Any] | None:
     }
 
 
+def _pass_k(figures: list[PassKFigure]) -> list[dict[str, Any]]:
+    return [
+        {
+            "k": f.k,
+            "pass_at_k": _mean(f.pass_at_k),
+            "pass_hat_k": _mean(f.pass_hat_k),
+            "tasks": f.tasks,
+            "tasks_excluded": f.tasks_excluded,
+        }
+        for f in figures
+    ]
+
+
+def _task_pass_k(trials: TaskTrials | None, k: int | None) -> dict[str, Any] | None:
+    if trials is None:
+        return None
+    figure = task_pass_k(trials, k) if k is not None else None
+    return {
+        "strip": trials.strip,
+        "n": trials.n,
+        "c": trials.c,
+        "pass_at_k": _rate(figure.pass_at_k) if figure else None,
+        "pass_hat_k": _rate(figure.pass_hat_k) if figure else None,
+    }
+
+
 def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
     """Every arm with its intervals, each arm against the first, and each task's scores by arm."""
+    trials = {v: {t.task_id: t for t in arm_trials(result, v)} for v in result.variant_ids}
+    ks = experiment_k_values(result)
+    largest = ks[-1] if ks else None
     arms = []
     for variant_id in result.variant_ids:
         stats = variant_statistics(result, variant_id)
@@ -45,31 +84,11 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
                 "score": _mean(stats.score),
                 "pass_rate": _rate(stats.pass_rate),
                 "unmeasured": stats.unmeasured_rows,
+                "pass_k": _pass_k(pass_k_figures(list(trials[variant_id].values()), ks)),
             }
         )
-    comparisons = []
     baseline = result.variant_ids[0] if result.variant_ids else None
-    for variant_id in result.variant_ids[1:]:
-        assert baseline is not None
-        c = compare_arms(result, baseline, variant_id)
-        comparisons.append(
-            {
-                "a": c.label_a,
-                "b": c.label_b,
-                "verdict": c.verdict,
-                "n": c.n,
-                "mean_difference": c.mean_difference,
-                "interval": _mean(c.interval),
-                "t_pvalue": c.t_pvalue,
-                "wilcoxon_pvalue": c.wilcoxon_pvalue,
-                "welch_pvalue": c.welch_pvalue,
-                "b_better": c.b_better,
-                "a_better": c.a_better,
-                "ties": c.ties,
-                "tasks_excluded": c.tasks_excluded,
-                "unmeasured_rows": c.unmeasured_rows,
-            }
-        )
+    comparisons = [_comparison(compare_arms(result, baseline, v)) for v in result.variant_ids[1:] if baseline]
     tasks = []
     for summary in result.task_summaries:
         tasks.append(
@@ -79,6 +98,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
                 "is_tie": summary.is_tie,
                 "spread": summary.score_spread,
                 "arms": {v: _mean(task_score(summary, v)) for v in result.variant_ids},
+                "pass_k": {v: _task_pass_k(trials[v].get(summary.task_id), largest) for v in result.variant_ids},
                 "replicates": [
                     {
                         "variant_id": r.variant_id,
@@ -99,6 +119,27 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
         "arms": arms,
         "comparisons": comparisons,
         "tasks": tasks,
+        "k": largest,
+    }
+
+
+def _comparison(c: PairedComparison) -> dict[str, Any]:
+    """One arm against the first, as the page shows it."""
+    return {
+        "a": c.label_a,
+        "b": c.label_b,
+        "verdict": c.verdict,
+        "n": c.n,
+        "mean_difference": c.mean_difference,
+        "interval": _mean(c.interval),
+        "t_pvalue": c.t_pvalue,
+        "wilcoxon_pvalue": c.wilcoxon_pvalue,
+        "welch_pvalue": c.welch_pvalue,
+        "b_better": c.b_better,
+        "a_better": c.a_better,
+        "ties": c.ties,
+        "tasks_excluded": c.tasks_excluded,
+        "unmeasured_rows": c.unmeasured_rows,
     }
 
 

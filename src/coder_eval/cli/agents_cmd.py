@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from coder_eval.agents.kind import AgentKind
 from coder_eval.cli.guard import guarded
 
 agents_app = typer.Typer(
@@ -21,24 +22,58 @@ def agents(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
 ) -> None:
-    """Every registered agent kind: implemented or not, its binary, version and where it was found."""
+    """Every registered agent kind: implemented or not, its binary, version and where it was found, the
+    wire protocol it speaks and the variables that can hold its credential (those set marked `*`)."""
     if ctx.invoked_subcommand is not None:
         return
+    import os
+
     from coder_eval.agents.availability import survey
+    from coder_eval.agents.registry import AGENTS
 
     rows = survey()
+    needs = {row.kind: _needs(AGENTS.get(row.kind)) for row in rows}
     if as_json:
-        typer.echo(json.dumps([row.as_dict() for row in rows], indent=2))
+        out = [
+            {
+                **row.as_dict(),
+                **needs[row.kind],
+                "credentials_set": [n for n in needs[row.kind]["credentials"] if os.environ.get(n)],
+            }
+            for row in rows
+        ]
+        typer.echo(json.dumps(out, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    table = Table("agent", "status", "binary", "version", "found at / how to install", box=None)
+    table = Table(
+        "agent", "status", "binary", "version", "found at / how to install", "protocol", "credentials", box=None
+    )
     for row in rows:  # plain Text cells: an install hint like `pip install 'coder-eval[codex]'` is no markup
-        cells = (row.kind, row.status, row.binary or "-", row.version or "-", row.location or row.install or "-")
+        need = needs[row.kind]
+        creds = " ".join(f"{n}*" if os.environ.get(n) else n for n in need["credentials"]) or "-"
+        cells = (
+            row.kind,
+            row.status,
+            row.binary or "-",
+            row.version or "-",
+            row.location or row.install or "-",
+            ", ".join(need["protocols"]) or "-",
+            creds,
+        )
         table.add_row(*(Text(str(c)) for c in cells))
     Console().print(table)
+
+
+def _needs(kind: AgentKind) -> dict[str, list[str]]:
+    """The protocols a kind speaks and the variables that can hold its credential (none for model-less kinds)."""
+    from coder_eval.engine.provider_config import credential_names
+
+    if kind.model_less or not kind.protocols:
+        return {"protocols": [], "credentials": []}
+    return {"protocols": list(kind.protocols), "credentials": credential_names(kind)}
 
 
 @agents_app.command("install")

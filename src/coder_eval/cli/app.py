@@ -10,6 +10,7 @@ from coder_eval.cli import (
     aggregate_cmd,
     board_cmd,
     evaluate_cmd,
+    flaky_cmd,
     gate_cmd,
     harbor_cmd,
     init_cmd,
@@ -67,6 +68,7 @@ app.command("report")(report_cmd.report)
 app.command("aggregate")(aggregate_cmd.aggregate)
 app.command("board")(board_cmd.board)
 app.command("gate")(gate_cmd.gate)
+app.command("flaky")(flaky_cmd.flaky)
 app.command("lint")(lint_cmd.lint)
 app.command("migrate")(migrate_cmd.migrate)
 app.command("export")(harbor_cmd.export)

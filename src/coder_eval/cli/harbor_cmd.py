@@ -41,21 +41,30 @@ def export(
 @import_app.command("harbor")
 @guarded
 def import_harbor_cmd(
-    source: Annotated[Path, typer.Argument(help="A Harbor task directory, or a directory of them.")],
+    source: Annotated[Path, typer.Argument(help="A Harbor task directory, or a directory of them (any depth).")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Where the task directories are written.")] = Path(
         "tasks"
     ),
 ) -> None:
-    """Turn Harbor tasks into task files: docker driver, the verifier as a run_command, the solution as reference."""
+    """Turn Harbor tasks into task files: docker driver, the verifier as harbor_verifier, solve.sh as the oracle.
+
+    Best effort over a directory: each task is imported or refused with its reason, and what the
+    import does not carry is listed under it. Exit code 1 when any task was refused."""
     from rich.markup import escape
 
     from coder_eval.cli.output import out
     from coder_eval.harbor.importer import import_harbor
 
-    for item in import_harbor(source, output):
-        out().print(f"wrote {escape(str(item.task_file))}")
-        for note in item.notes:
-            out().print(f"  note: {escape(note)}")
+    report = import_harbor(source, output)
+    for item in report.imported:
+        out().print(f"imported {escape(str(item.source))} -> {escape(str(item.task_file))}")
+        for loss in item.losses:
+            out().print(f"  not imported: {escape(loss)}")
+    for refused in report.refused:
+        out().print(f"refused {escape(str(refused.source))}: {escape(refused.reason)}")
+    out().print(f"{len(report.imported)} imported, {len(report.refused)} refused")
+    if report.refused:
+        raise typer.Exit(1)
 
 
 @harbor_app.command("reward")

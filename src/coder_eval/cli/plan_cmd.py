@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from coder_eval.cli.guard import guarded
+from coder_eval.records.layout import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
+    from coder_eval.engine.forecast import PerTurn
     from coder_eval.engine.validation import FilePlan, PlanReport
 
 
@@ -28,20 +30,43 @@ def plan(
     driver: Annotated[str | None, typer.Option("--driver", help="As for run.")] = None,
     backend: Annotated[
         str | None,
-        typer.Option("--backend", "-b", envvar="API_BACKEND", help="The backend run would use (default direct)."),
+        typer.Option(
+            "--backend",
+            "-b",
+            envvar="API_BACKEND",
+            help="The backend run would use (default direct): each unit's model route is resolved for it, and a "
+            "unit whose provider has no usable credential is refused.",
+        ),
     ] = None,
     oracle: Annotated[bool, typer.Option("--oracle", help="As for run: check the oracle scripts.")] = False,
     cassettes: Annotated[Path | None, typer.Option("--cassettes", help="As for run (-b replay).")] = None,
     executor: Annotated[
         str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
     ] = "local",
+    repeats: Annotated[int | None, typer.Option("--repeats", min=1, help="As for run.")] = None,
+    estimate: Annotated[
+        bool,
+        typer.Option("--estimate", help="Also forecast the run's cost per arm from earlier runs or --per-turn-tokens."),
+    ] = False,
+    runs_dir: Annotated[
+        Path, typer.Option("--runs-dir", help="With --estimate: where earlier runs are (their task.json records).")
+    ] = Path(DEFAULT_RUNS_DIR),
+    per_turn_tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--per-turn-tokens",
+            help="With --estimate: assumed IN:OUT tokens per agent turn for units no earlier run covers.",
+        ),
+    ] = None,
 ) -> None:
     """Validate task files and what a run of them needs: exit 0 when `run` would start, 1 when it would refuse.
 
     Every check `run` applies before it starts runs here for the same flags: the schema, paths and
     datasets; each task resolved under the experiment, -D, -T and --driver; variants' plugin paths and
-    template sources; the scripted-model files under -b script; credentials for the backend; agent
-    binaries and sandbox drivers. With -e (or -D) the resolved agent, limits and driver are printed too.
+    template sources; the scripted-model files under -b script; each unit's model route (provider,
+    endpoint, model as sent, where its key comes from) for the backend; agent binaries and sandbox
+    drivers. Each task's network policy is printed; with -e (or -D) the resolved agent, limits, driver
+    and route of every unit too.
     """
     # Plain click styling, not Rich: plan is run often and start-up time matters here.
     from coder_eval.common.collector import collector_paused
@@ -51,7 +76,8 @@ def plan(
 
     chosen = resolve_backend(backend)
     check_backend_flags(chosen, cassettes)
-    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type)
+    per_turn = _per_turn(per_turn_tokens, estimate)
+    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type, repeats)
     with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
         from coder_eval.engine.validation import plan as run_plan
 
@@ -65,6 +91,8 @@ def plan(
         typer.echo(typer.style("✗ ", fg="red") + problem)
     if experiment is not None or sets:
         _show_resolution(report)
+    if estimate:
+        _show_estimate(report, runs_dir, per_turn)
     bad = sum(not f.ok for f in report.files)
     typer.echo(f"{len(report.files) - bad} of {len(report.files)} task files valid")
     raise typer.Exit(0 if report.ok and not executor_problems else 1)
@@ -112,6 +140,33 @@ def _show_resolution(report: PlanReport) -> None:
             + f", permission {agent.permission_mode}, max_turns {limits.max_turns}, "
             f"task_timeout {limits.task_timeout}, driver {unit.task.definition.sandbox.driver}"
         )
+        if report.routes is not None:
+            for line in report.routes.check(agent.type, agent.model)[0]:
+                typer.echo(f"    {line}")
+
+
+def _per_turn(text: str | None, estimate: bool) -> PerTurn | None:
+    if text is None:
+        return None
+    from coder_eval.engine.forecast import PerTurn
+    from coder_eval.errors import UsageError
+
+    if not estimate:
+        raise UsageError("--per-turn-tokens only applies with --estimate")
+    return PerTurn.parse(text)
+
+
+def _show_estimate(report: PlanReport, runs_dir: Path, per_turn: PerTurn | None) -> None:
+    from coder_eval.engine.forecast import forecast_arms, forecast_lines, read_history
+
+    plan = report.units
+    if plan is None:
+        typer.echo("cost forecast: no task loaded, nothing to price")
+        return
+    history, unreadable = read_history(runs_dir)
+    arms = forecast_arms(plan.units, history, per_turn)
+    for line in forecast_lines(arms, len(history), runs_dir, unreadable):
+        typer.echo(line)
 
 
 def _executor_problems(name: str) -> list[str]:

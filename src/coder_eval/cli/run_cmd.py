@@ -79,6 +79,15 @@ Driver = Annotated[
     str | None, typer.Option("--driver", help="Same as -D sandbox.driver=... (auto, bubblewrap, docker or tempdir).")
 ]
 Cassettes = Annotated[Path | None, typer.Option("--cassettes", help="record: where to save; replay: where to read.")]
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost-usd",
+        min=0.0,
+        help="Stop launching units once the run's priced spend reaches this many dollars (running units "
+        "finish; the run is marked interrupted and --resume continues it).",
+    ),
+]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="DEBUG logging.")]
 LogFile = Annotated[Path | None, typer.Option("--log-file", help="Also write the log to this file.")]
 
@@ -115,6 +124,7 @@ class RunFlags:
     ray_memory: RayMemory = None
     ray_resource: RayResource = None
     ray_shared_run_dir: RaySharedDir = False
+    max_cost_usd: MaxCost = None
     verbose: Verbose = False
     log_file: LogFile = None
 
@@ -182,6 +192,7 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         driver=flags.driver,
         stream_factory=stream_factory,
         executor=flags.executor,
+        max_cost_usd=flags.max_cost_usd,
         executor_settings=executor_settings(
             flags.executor,
             flags.ray_address,

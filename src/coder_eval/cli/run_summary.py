@@ -33,6 +33,9 @@ def print_summary(console: Console, outcome: RunOutcome) -> None:
         console.print(f"[red]failed gate:[/] {escape(gate)}", highlight=False)
     for verdict in outcome.verdicts:
         console.print(f"experiment: {escape(verdict)}", highlight=False)
+    if outcome.stopped_reason:
+        console.print(f"[yellow]stopped:[/] {escape(outcome.stopped_reason)}", highlight=False)
+        console.print(f"resume with: {escape(resume_command(sys.argv, outcome.run_dir))}", highlight=False)
     code = outcome.exit_code
     if code == 0:
         return
@@ -43,6 +46,8 @@ def print_summary(console: Console, outcome: RunOutcome) -> None:
         reasons.append(f"{len(outcome.failed_gates)} gate(s) failed")
     if s.tasks_not_graded and outcome.grading:
         reasons.append(f"{s.tasks_not_graded} unit(s) not graded")
+    if outcome.stopped_reason:
+        reasons.append("the spend limit stopped the run before every unit ran")
     console.print(f"exit {code}: " + ("; ".join(reasons) or "see above"), highlight=False)
 
 

@@ -135,6 +135,8 @@ class _Session:
 
     def finished(self, unit: RunUnit, result: EvaluationResult) -> None:
         self.results.append(result)  # its compact copy: the full record is on disk
+        if self.options.spend is not None:
+            self.options.spend.add(result)
         if self.observer is not None and self.observer.finished:
             self.observer.finished(unit, result)
 
@@ -156,9 +158,12 @@ class _Session:
 
     async def run(self, units: list[RunUnit]) -> HeldResults:
         queue = deque(units)
-        while queue or self.running:
-            while queue and len(self.running) < self.window:
+        spend = self.options.spend
+        while (queue and (spend is None or not spend.reached)) or self.running:
+            while queue and len(self.running) < self.window and (spend is None or not spend.reached):
                 self.submit(queue.popleft(), 0)
+            if not self.running:
+                break
             done, _ = await asyncio.wait(list(self.running), return_when=asyncio.FIRST_COMPLETED)
             for future in done:
                 await self.settle(future)

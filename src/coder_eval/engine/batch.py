@@ -32,11 +32,17 @@ async def run_batch(
     async def worker() -> None:
         # a fixed set of workers rather than a task per unit: a 10,000-unit run keeps
         # `max_parallel` coroutines alive, not 10,000 waiting on a semaphore
-        for unit in queue:
+        spend = options.spend
+        while spend is None or not spend.reached:  # a spend limit stops launching; running units finish
+            unit = next(queue, None)
+            if unit is None:
+                return
             if observer.started:
                 observer.started(unit)
             result = await run_unit(unit, options)
             held.append(result)
+            if spend is not None:
+                spend.add(result)
             if observer.finished:
                 observer.finished(unit, result)
 

@@ -16,7 +16,7 @@ def cut_off_from_harness(definition: TaskDefinition, driver: str) -> bool:
     """True when `driver` would put the agent's harness in a network namespace of its own."""
     if driver == "docker":
         return True
-    return driver in ("bubblewrap", "auto") and definition.sandbox.network == "none"
+    return driver in ("bubblewrap", "auto") and definition.sandbox.network != "host"
 
 
 def _network_problem(definition: TaskDefinition, agent_type: str) -> tuple[str, str, str] | None:

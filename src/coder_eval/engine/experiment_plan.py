@@ -55,7 +55,7 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
         lineages: dict[int, dict[str, Any]] = {}  # rows resolved like the first share its lineage
         for task in tasks:
             try:
-                if task.suite_id is not None and task.source_file in first_row:
+                if task.suite_id is not None and _same_sandbox(first_row.get(task.source_file), task):
                     resolved = _like_first_row(
                         *first_row[task.source_file], task, experiment, variant, baseline, exp_dir, prompts
                     )
@@ -91,6 +91,14 @@ def plan_units(tasks: list[LoadedTask], inputs: PlanInputs, *, cwd: Path | None 
     return plan
 
 
+def _same_sandbox(first: tuple[ResolvedTask, TaskDefinition] | None, task: LoadedTask) -> bool:
+    """Whether a row's sandbox is the first row's (a `${row.x}` in docker or template sources makes it differ)."""
+    if first is None:
+        return False
+    sandbox = first[1].sandbox
+    return task.definition.sandbox is sandbox or task.definition.sandbox == sandbox
+
+
 def _like_first_row(
     first: ResolvedTask,
     first_loaded: TaskDefinition,
@@ -101,7 +109,8 @@ def _like_first_row(
     exp_dir: Path,
     prompts: dict[str | None, str | None],
 ) -> ResolvedTask:
-    """Rows of one dataset differ only in prompt and criteria, so they share the first row's resolution.
+    """Rows of one dataset with the first row's sandbox differ only in prompt and criteria, so they
+    share the first row's resolution.
 
     `prompts` remembers the variant's prompt per row prompt (rows often share one). A row loaded as
     the very definition the first row was (the loader shares it between rows that equal the

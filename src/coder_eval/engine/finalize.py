@@ -11,6 +11,7 @@ from coder_eval.common.shared_cache import SharedDerived
 from coder_eval.criteria.grading import Grade
 from coder_eval.engine.agent_phase import total_usage
 from coder_eval.engine.fingerprint import unit_fingerprint
+from coder_eval.engine.unit_network import with_network_reason
 from coder_eval.models.criteria import CommandsEfficiencyCriterion
 from coder_eval.models.results import CriterionResult, EvaluationResult
 from coder_eval.models.status import FinalStatus
@@ -148,7 +149,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         success_criteria_results=state.grade.results if state.grade else [],
         post_failure_criteria_results=_diagnostics(state),
         iterations=turns,
-        error_message=_error_message(state),
+        error_message=with_network_reason(_error_message(state), status, state.network),
         environment_info=state.env_info,
         agent_config=agent_dump,
         sdk_options=agent_dump.get("sdk_options"),
@@ -171,6 +172,7 @@ def build_result(state: UnitState, options: RunOptions, out_dir: Path, task_conf
         simulator_token_usage=_spend_usage(state, "simulator"),
         simulation=state.simulation,
         early_stop=state.early_stop,
+        network=state.network,
     )
     state.log.add(f"final status {status.value}, weighted score {score if score is None else round(score, 4)}")
     write_records(out_dir, result, "\n".join(state.log.lines) + "\n")

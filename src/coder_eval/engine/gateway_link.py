@@ -1,4 +1,7 @@
-"""ModelLink on the model gateway: one route per unit, its env for the agent, its records after."""
+"""ModelLink on the model gateway: one route per unit, its env for the agent, its records after.
+
+Every backend goes through the gateway, `-b bedrock` and `-b litellm` included (the gateway relays
+to those providers in direct mode), so no agent ever holds a provider key."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.units import RunUnit
 from coder_eval.gateway.budget import Budget
 from coder_eval.gateway.protocol_names import PROTOCOLS
+from coder_eval.gateway.providers import RouteHints
 from coder_eval.gateway.server import GatewayThread, Route
 from coder_eval.gateway.source import ReplySource
 from coder_eval.models.telemetry import ProviderCallCost, TokenUsage
@@ -39,6 +43,7 @@ class _OpenRoute:
     thread: GatewayThread
     route: Route
     env: dict[str, str] = field(default_factory=dict)
+    backend: str = ""
 
     @property
     def address(self) -> RouteAddress:
@@ -47,6 +52,11 @@ class _OpenRoute:
     def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
         self.thread.close_route(self.route)
         fold_route_records(RouteRecords.of(self.route), phase, env_info, log)
+        providers = sorted({c.provider for c in self.route.calls if c.provider})
+        if providers:
+            env_info["gateway_providers"] = providers
+        if self.backend in ("bedrock", "litellm"):
+            env_info["api_backend"] = f"{self.backend} (relayed by the gateway; the agent holds no provider key)"
 
 
 @dataclass
@@ -90,11 +100,16 @@ def fold_route_records(records: RouteRecords, phase: AgentPhase, env_info: dict[
 
 
 class GatewayLink:
-    """Opens a gateway route per unit; in script mode the route answers from the task's script."""
+    """Opens a gateway route per unit; in script mode the route answers from the task's script.
 
-    def __init__(self, thread: GatewayThread, *, oracle: bool = False) -> None:
+    `backend` is the run's (`bedrock` and `litellm` are providers the gateway relays to in direct
+    mode); each route carries the agent kind's documented provider variables (`route_hints`).
+    """
+
+    def __init__(self, thread: GatewayThread, *, oracle: bool = False, backend: str | None = None) -> None:
         self.thread = thread
         self.oracle = oracle
+        self.backend = backend or thread.gateway.mode
 
     def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _OpenRoute:
         """A route for `unit`; a scripted one maps steps onto tools by `vocabulary` (the agent kind's)."""
@@ -103,7 +118,7 @@ class GatewayLink:
             from coder_eval.gateway.script import ScriptedModel
             from coder_eval.gateway.script_file import script_for
 
-            script = script_for(unit.task, oracle=self.oracle)
+            script = script_for(unit.task, oracle=self.oracle).for_replicate(unit.replicate_index)
             source = ScriptedModel(script, cwd=str(workspace), vocabulary=vocabulary)
         route = self.thread.open_route(
             route_key(unit),
@@ -111,37 +126,14 @@ class GatewayLink:
             budget=budget_for(unit),
             model_hint=unit.agent.model,
             workdir=str(workspace),
+            hints=_hints(unit.agent.type),
         )
-        return _OpenRoute(self.thread, route)
+        return _OpenRoute(self.thread, route, backend=self.backend)
 
 
-BEDROCK_VARS = (
-    "AWS_BEARER_TOKEN_BEDROCK",
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_PROFILE",
-    "ANTHROPIC_MODEL",
-    "ANTHROPIC_SMALL_FAST_MODEL",
-)
+def _hints(kind_name: str) -> RouteHints | None:
+    from coder_eval.agents.registry import AGENTS
+    from coder_eval.engine.provider_config import route_hints
 
-
-@dataclass
-class _DirectToBedrock:
-    env: dict[str, str] = field(default_factory=dict)
-    address: RouteAddress | None = None
-
-    def finish(self, phase: AgentPhase, env_info: dict[str, Any], log: TaskLog) -> None:
-        env_info["api_backend"] = "bedrock (no gateway: token and cost figures are the agent's own)"
-
-
-class BedrockLink:
-    """Bedrock bypasses the gateway: the agent gets the AWS credentials and calls AWS itself."""
-
-    def open(self, unit: RunUnit, workspace: Path, *, vocabulary: ToolVocabulary | None = None) -> _DirectToBedrock:
-        env = {k: os.environ[k] for k in BEDROCK_VARS if os.environ.get(k)}
-        env["CLAUDE_CODE_USE_BEDROCK"] = "1"
-        if os.environ.get("BEDROCK_MODEL"):
-            env["ANTHROPIC_MODEL"] = os.environ["BEDROCK_MODEL"]
-        return _DirectToBedrock(env)
+    kind = AGENTS.find(kind_name)
+    return route_hints(kind) if kind is not None else None

@@ -14,9 +14,14 @@ from typing import TYPE_CHECKING
 from coder_eval.errors import UsageError
 
 if TYPE_CHECKING:
+    from coder_eval.agents.kind import AgentKind
+    from coder_eval.gateway.providers import ProviderSet
     from coder_eval.gateway.server import GatewayThread
+    from coder_eval.models.experiment import ExperimentDefinition
 
-BACKENDS = ("direct", "script", "record", "replay", "bedrock")
+BACKENDS = ("direct", "script", "record", "replay", "bedrock", "litellm")
+PROVIDER_MODES = {"bedrock": "direct", "litellm": "direct"}
+"""Backends that are a provider rather than a mode: the gateway relays to it (direct mode)."""
 
 
 def resolve_backend(requested: str | None) -> str:
@@ -28,32 +33,45 @@ def resolve_backend(requested: str | None) -> str:
 
 @dataclass(frozen=True)
 class GatewaySpec:
-    """Everything a gateway needs: mode, cassettes, upstream URLs, the real keys (never shown) and oracle scripts."""
+    """Everything a gateway needs: mode, cassettes, the providers, the harness's provider variables
+    (never shown) and oracle scripts."""
 
     backend: str
     cassettes: Path | None = None
-    upstreams: dict[str, str] = field(default_factory=dict)
-    api_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    providers: ProviderSet | None = None
+    env: dict[str, str] = field(default_factory=dict, repr=False)
     oracle: bool = False
+
+    @property
+    def mode(self) -> str:
+        return PROVIDER_MODES.get(self.backend, self.backend)
 
     def start(self) -> GatewayThread:
         from coder_eval.gateway.server import GatewayThread
 
         thread = GatewayThread(
-            self.backend,  # type: ignore[arg-type]
+            self.mode,  # type: ignore[arg-type]
             cassette_dir=self.cassettes,
-            api_keys=self.api_keys,
-            upstreams=self.upstreams,
+            providers=self.providers,
+            env=self.env,
         )
         thread.start()
         return thread
 
 
 def gateway_spec(
-    backend: str, *, needs_model: bool, cassettes: Path | None, run_dir: Path, oracle: bool
+    backend: str,
+    *,
+    needs_model: bool,
+    cassettes: Path | None,
+    run_dir: Path,
+    oracle: bool,
+    experiment: ExperimentDefinition | None = None,
+    kinds: list[AgentKind] | None = None,
+    providers: ProviderSet | None = None,
 ) -> GatewaySpec | None:
-    """The run's gateway recipe, or None when no unit needs a model or the backend bypasses it (bedrock)."""
-    if backend == "bedrock" or not needs_model:
+    """The run's gateway recipe, or None when no unit needs a model."""
+    if not needs_model:
         return None
     if backend == "record":
         cassettes = cassettes or run_dir / "cassettes"
@@ -61,8 +79,7 @@ def gateway_spec(
         raise UsageError("--backend replay needs --cassettes DIR (a recorded run's cassettes directory)")
     elif backend not in ("record", "replay"):
         cassettes = None
-    from coder_eval.engine.gateway_link import real_api_keys
-    from coder_eval.gateway.protocol_names import PROTOCOLS
+    from coder_eval.engine.provider_config import provider_environment, run_providers
 
-    upstreams = {name: url for name, cls in PROTOCOLS.entries() if (url := os.environ.get(cls.upstream_var))}
-    return GatewaySpec(backend, cassettes, upstreams, real_api_keys(), oracle)
+    providers = providers or run_providers(backend, experiment)
+    return GatewaySpec(backend, cassettes, providers, provider_environment(providers, kinds), oracle)

@@ -1,6 +1,8 @@
 """The engine's hands around each criterion of a unit's grading (the criteria's `GradingControl`).
 
-Before grading the unit's processes are all ended (the orchestrator does that). Then, per criterion:
+Before grading the unit's processes are all ended (the orchestrator does that), unless the task
+keeps its services (`sandbox.keep_services`, isolating drivers only): then they are ended before
+the first criterion that sees the reference, or after the first that runs commands. Per criterion:
 
 - a criterion that sees the reference (`sees_reference`) gets it shared into the sandbox for its
   own run and `REFERENCE_DIR` set for its commands; no other criterion, and never post_run, does;
@@ -40,7 +42,15 @@ left out by name."""
 
 
 class GradingGuard:
-    def __init__(self, sandbox: Sandbox, reference: Path | None, scrubber: ReferenceScrubber, log: TaskLog) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        reference: Path | None,
+        scrubber: ReferenceScrubber,
+        log: TaskLog,
+        *,
+        services_alive: bool = False,
+    ) -> None:
         self.sandbox = sandbox
         self.reference = reference
         self.scrubber = scrubber
@@ -48,11 +58,13 @@ class GradingGuard:
         self.copies: list[str] = []
         """Every file whose reference content was neutralised, for the unit's record."""
         self._shown_at: float | None = None
-        self._dirty = False
+        self._dirty = services_alive
+        """Whether a process of the unit may be running (the agent's services, a criterion's leftovers)."""
 
     def before(self, spec: BaseCriterion) -> dict[str, str]:
         if self.reference is None or not spec.sees_reference:
             return {}
+        self.settle()  # the agent's services, when kept for grading, never see the reference
         self._shown_at = time.time()
         inner = self.sandbox.live.share(self.reference, SHARE_NAME)
         return {"REFERENCE_DIR": str(inner)}

@@ -60,8 +60,12 @@ def grade_unit(
     digest: str | None,
     options: RunOptions,
     inner: dict[str, str],
+    *,
+    services_alive: bool = False,
 ) -> None:
-    """Grade the unit (and run post_run) with the staged `reference`; `inner` holds TASK_DIR for commands."""
+    """Grade the unit (and run post_run) with the staged `reference`; `inner` holds TASK_DIR for commands.
+
+    `services_alive`: the agent's processes were kept running for grading (`sandbox.keep_services`)."""
     # the reference is shared per criterion, to those that see it (grading_guard.py); where none
     # does, no reference content can reach a record and there is nothing to scrub
     seen = any(c.sees_reference for c in state.unit.task.definition.success_criteria)
@@ -69,7 +73,7 @@ def grade_unit(
     scrubber.forget_known(sandbox.workspace)  # what the agent wrote without the reference is no secret
     if not scrubber.complete:
         state.log.add("grading: the reference is too large to scrub in full; only copies of whole files are caught")
-    guard = GradingGuard(sandbox, reference, scrubber, state.log)
+    guard = GradingGuard(sandbox, reference, scrubber, state.log, services_alive=services_alive)
     try:
         _grade_shared(state, sandbox, reference, options, inner, guard)
     finally:

@@ -9,7 +9,7 @@ from coder_eval.models.task_parts import PostRunCommand, PreRunCommand
 from coder_eval.sandbox.sandbox import Sandbox
 
 
-def _run_one(
+def run_one(
     sandbox: Sandbox, command: str, timeout: int, log: TaskLog, phase: str, env: dict[str, str]
 ) -> CommandResult:
     log.add(f"{phase}: {command}")
@@ -38,7 +38,7 @@ def run_pre(
     """Run in order; a failing fail_on_error command stops the rest and returns why."""
     results = []
     for cmd in commands:
-        result = _run_one(sandbox, cmd.command, cmd.timeout, log, "pre_run", env)
+        result = run_one(sandbox, cmd.command, cmd.timeout, log, "pre_run", env)
         results.append(result)
         if result.error is not None and cmd.fail_on_error:
             return results, f"pre_run command failed ({result.error}): {cmd.command}"
@@ -49,7 +49,9 @@ def run_post(
     sandbox: Sandbox, commands: list[PostRunCommand], log: TaskLog, env: dict[str, str]
 ) -> list[CommandResult]:
     """Informational only: every command runs whatever the others did."""
-    return [_run_one(sandbox, cmd.command, cmd.timeout, log, "post_run", env) for cmd in commands]
+    if commands:
+        sandbox.network_phase("post_run")
+    return [run_one(sandbox, cmd.command, cmd.timeout, log, "post_run", env) for cmd in commands]
 
 
 def scrub_command(result: CommandResult, scrub: ReferenceScrubber) -> CommandResult:

@@ -1,4 +1,4 @@
-"""Judge and simulator routes for one unit, on the run's gateway (or none under bedrock).
+"""Judge and simulator routes for one unit, on the run's gateway (under bedrock, judges call Bedrock).
 
 Every judge check and the simulated user get a route of their own on the same gateway as the
 agent, keyed `<variant>/<task>/<replicate>/judge-<n>` or `.../simulator`, so each is recorded,
@@ -32,11 +32,12 @@ def judge_services(unit: RunUnit, link: ModelLink | None, out_dir: Path) -> Judg
     }
     if link is None:
         return JudgeServices(backend="none", **common)
-    from coder_eval.engine.gateway_link import BedrockLink, GatewayLink
+    from coder_eval.engine.gateway_link import GatewayLink
 
     if isinstance(link, GatewayLink):
+        if link.backend == "bedrock":  # judges call Bedrock themselves, as they always have under -b bedrock
+            return JudgeServices(backend="bedrock", **common)
         from coder_eval.engine.judge_routes import gateway_judge_services
 
         return gateway_judge_services(unit, link, common)
-    backend = "bedrock" if isinstance(link, BedrockLink) else "none"
-    return JudgeServices(backend=backend, **common)
+    return JudgeServices(backend="none", **common)

@@ -7,7 +7,7 @@ from typing import Any
 
 from coder_eval.agents.vocabularies import CLAUDE_CODE_TOOLS
 from coder_eval.criteria.agent_judge import VERDICT_INSTRUCTION
-from coder_eval.engine.gateway_link import GatewayLink, real_api_keys, route_key
+from coder_eval.engine.gateway_link import GatewayLink, route_key
 from coder_eval.engine.judge_upstream import DEFAULT_TIMEOUT, TransportSource
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
@@ -46,7 +46,7 @@ class GatewayRoutes:
         self.thread = thread
         self.unit = unit
         self.mode: str = thread.gateway.mode
-        self.has_anthropic_key = "anthropic" in real_api_keys()
+        self.has_anthropic_key = _anthropic_credential(thread)
         self.budget = budget
         turn_timeout = unit.task.definition.run_limits.turn_timeout
         self.call_timeout = float(turn_timeout) if turn_timeout else DEFAULT_TIMEOUT
@@ -71,6 +71,14 @@ class GatewayRoutes:
             upstream=upstream is not None,
         )
         return _GatewayRoute(self.thread, route)
+
+
+def _anthropic_credential(thread: GatewayThread) -> bool:
+    """Whether the gateway can send a judge's Anthropic call with a credential (whichever provider serves it)."""
+    from coder_eval.gateway.protocol import protocol
+
+    found = thread.gateway.resolve_for(protocol("anthropic"), None)
+    return found.key_from is not None or found.auth == "none" or found.base_from.startswith("CODER_EVAL_UPSTREAM_")
 
 
 def _script(unit: RunUnit, oracle: bool) -> tuple[Script | None, str | None]:

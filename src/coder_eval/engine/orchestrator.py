@@ -27,19 +27,24 @@ from coder_eval.engine.grading_phase import checker, grade_unit
 from coder_eval.engine.hooks import run_pre
 from coder_eval.engine.judge_link import judge_services
 from coder_eval.engine.model_link import ModelLink
+from coder_eval.engine.oracle_solve import apply_solve, solves
 from coder_eval.engine.provenance import environment_info, task_config_record
 from coder_eval.engine.reference import reference_source, staged_reference
 from coder_eval.engine.secret_scan import scan_artifacts
+from coder_eval.engine.spend import SpendLimit
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
+from coder_eval.engine.unit_network import log_network, note_network
 from coder_eval.engine.unit_sandbox import note_limits, note_python, unit_sandbox_config, unit_tools
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
 from coder_eval.models.agent import BaseAgentConfig
+from coder_eval.models.network import NetworkRecord
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR
+from coder_eval.sandbox.auto import resolve_auto
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
@@ -58,6 +63,8 @@ class RunOptions:
     model_link: ModelLink | None = None
     gateway_spec: GatewaySpec | None = None
     """How the run's gateway is built; executors that host their own gateways start them from it."""
+    spend: SpendLimit | None = None
+    """`--max-cost-usd`: executors launch no unit once it is reached (engine/spend.py)."""
 
 
 @dataclass
@@ -86,6 +93,7 @@ class UnitState:
     judges: JudgeServices | None = None
     early_stop: EarlyStopInfo | None = None
     simulation: dict[str, Any] | None = None
+    network: NetworkRecord | None = None
 
     def timed_out(self, during: str) -> bool:
         """Mark the unit TIMEOUT when its deadline has passed (True), naming the phase it hit."""
@@ -167,7 +175,9 @@ async def _agent_phase(state: UnitState, sandbox: Sandbox, options: RunOptions) 
     env = {**sandbox.env(), **(link.env if link else {})}
     if link is not None and link.address is not None:
         # the route as the agent reaches it from inside (a network-less sandbox bridges it in)
-        inside = RouteAddress(sandbox.live.reach(link.address.base_url), link.address.token)
+        # (under bubblewrap this starts the unit's namespaces: a worker thread, so other units' turns go on)
+        reached = await asyncio.to_thread(sandbox.live.reach, link.address.base_url)
+        inside = RouteAddress(reached, link.address.token)
         env.update(kind.env_for(inside))
     try:
         agent: Agent[Any] = create_agent(unit.agent.type, config, task_id=unit.task_id, env=env)
@@ -205,19 +215,22 @@ def _prepare_and_pre_run(state: UnitState, sandbox: Sandbox, options: RunOptions
     for withheld in withheld_credentials(passthrough=sandbox.config.passthrough()):
         state.log.add(withheld.message())
     note_limits(sandbox, state.env_info, state.log)
-    if not state.unit.task.definition.pre_run:
+    note_network(sandbox, state.log)
+    if not _has_pre_run(state.unit):
         return None
+    sandbox.network_phase("pre_run")
     state.pre_run, failure = _pre_run(state, sandbox, options.run_dir)
     return failure
 
 
 async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     failure = await asyncio.to_thread(_prepare_and_pre_run, state, sandbox, options)
-    if state.unit.task.definition.pre_run and state.timed_out("pre_run"):
+    if _has_pre_run(state.unit) and state.timed_out("pre_run"):
         return
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
+    sandbox.network_phase("agent")
     try:
         async with asyncio.timeout(state.deadline.remaining()):
             await _agent_phase(state, sandbox, options)
@@ -230,9 +243,19 @@ def _pre_run(state: UnitState, sandbox: Sandbox, run_dir: Path) -> tuple[list[Co
     """pre_run with TASK_DIR shared for its duration only (one worker-thread hop for all three steps)."""
     env = _share_task_dir(state, sandbox, run_dir)
     try:
-        return run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
+        results, failure = run_pre(sandbox, state.unit.task.definition.pre_run, state.log, env)
+        reference = _reference_dir(state.unit)
+        if failure is None and solves(state.unit) and reference is not None:
+            solved, failure = apply_solve(state.unit, sandbox, reference, state.log, env)
+            results.append(solved)
+        return results, failure
     finally:
         sandbox.live.unshare("task")
+
+
+def _has_pre_run(unit: RunUnit) -> bool:
+    """pre_run steps, or the oracle's solve command (which runs after them)."""
+    return bool(unit.task.definition.pre_run) or solves(unit)
 
 
 def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
@@ -254,22 +277,47 @@ async def _run_in_sandbox(state: UnitState, sandbox: Sandbox, options: RunOption
 
 def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) -> None:
     """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
-    # Every process the agent left (detached ones too) ends before the reference exists anywhere.
-    sandbox.kill_processes()
+    # Every process the agent left (detached ones too) ends before the reference exists anywhere,
+    # unless the task keeps its services for grading under a driver that hides the staged reference.
+    alive = _keep_services(state, sandbox)
     breach = sandbox.limit_breach()
     if breach is not None:
         state.fail(FinalStatus.ERROR, breach)
+    sandbox.network_phase("grading")
     sandbox.sync_cli_copy()  # the criteria read the harness's record of the CLI calls, not the unit's
     _log_sandbox_notes(state, sandbox)
     with staged_reference(_reference_dir(state.unit), task_file=state.unit.task.source_file) as (reference, digest):
         if state.judges is not None:
             state.judges.reference_dir = reference
         definition = state.unit.task.definition
-        commands = bool(definition.post_run) or any(c.type == "run_command" for c in definition.success_criteria)
+        commands = bool(definition.post_run) or any(c.type in _COMMAND_CRITERIA for c in definition.success_criteria)
         # only commands see TASK_DIR (sharing it costs a copy into isolating sandboxes)
         inner = _share_task_dir(state, sandbox, options.run_dir) if commands else {}
-        grade_unit(state, sandbox, reference, digest, options, inner)
+        grade_unit(state, sandbox, reference, digest, options, inner, services_alive=alive)
     _check_task_view(state, sandbox)
+
+
+_COMMAND_CRITERIA = frozenset({"run_command", "harbor_verifier"})
+"""Criterion types whose commands read TASK_DIR."""
+
+
+def _keep_services(state: UnitState, sandbox: Sandbox) -> bool:
+    """End the agent's processes before grading, or keep them (`sandbox.keep_services`); True when kept."""
+    if sandbox.config.keep_services:
+        driver = sandbox.driver.name if sandbox.driver.name != "auto" else resolve_auto()
+        if driver in ISOLATING_DRIVERS:
+            state.log.add("keep_services: the processes left running stay alive into grading")
+            return True
+        state.log.add(
+            f"keep_services is honoured under bubblewrap and docker only; under {driver} the processes left "
+            "running were ended before grading (the staged reference would be within their reach)"
+        )
+    sandbox.kill_processes()
+    return False
+
+
+ISOLATING_DRIVERS = frozenset({"bubblewrap", "docker"})
+"""Drivers under which a unit's processes cannot reach the harness's private files (the staged reference)."""
 
 
 def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:
@@ -294,6 +342,7 @@ def _finish_and_record(
         state.secret_hits = scan_artifacts(state.sandbox_path)
         if state.secret_hits:
             state.log.add(f"credentials found in preserved files (kept as evidence): {state.secret_hits}")
+        state.network = log_network(sandbox.network_record(), state.log)
     return build_result(state, options, out_dir, record)
 
 

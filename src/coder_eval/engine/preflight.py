@@ -1,23 +1,13 @@
 """Environment warnings for `plan`: what may be fine but is worth knowing before a run.
 
 What would make a unit fail (a missing agent binary, credential or sandbox driver) is not a
-warning: `unit_checks.py` reports it as a problem, and `run` refuses on it.
+warning: `unit_checks.py` reports it as a problem (a unit's model route, `route_check.py`), and
+`run` refuses on it.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from coder_eval.models.task import TaskDefinition
-
-
-def claude_login() -> str | None:
-    """A cached Claude Code login, which the gateway cannot use: it forwards API keys only."""
-    if os.environ.get("CLAUDE_CODE_OAUTH_TOKEN"):
-        return "CLAUDE_CODE_OAUTH_TOKEN"
-    path = Path.home() / ".claude" / ".credentials.json"
-    return "~/.claude/.credentials.json" if path.is_file() else None
 
 
 def environment_warnings(tasks: list[TaskDefinition]) -> list[str]:
@@ -59,5 +49,10 @@ def _unenforced_limits(tasks: list[TaskDefinition], *, on_tempdir: bool) -> list
                 out.append(
                     f"task {task.task_id!r} sets sandbox.limits {', '.join(names)}, which the tempdir driver does not "
                     "enforce (only run_limits.task_timeout and limits.timeout bind there); use bubblewrap or docker"
+                )
+            if task.sandbox.network in ("none", "allowlist"):
+                out.append(
+                    f"task {task.task_id!r} sets sandbox.network {task.sandbox.network}, which the tempdir driver "
+                    "cannot hold (its commands have the host's network); use bubblewrap or docker"
                 )
     return out

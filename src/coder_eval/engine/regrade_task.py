@@ -17,7 +17,12 @@ from coder_eval.engine.reference import ReferenceTamperedError
 from coder_eval.engine.sandboxed_grading import grading_sandbox
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.loading.loader import LoadedTask
-from coder_eval.models.criteria import LlmJudgeCriterion, RunCommandCriterion, UipathEvalCriterion
+from coder_eval.models.criteria import (
+    HarborVerifierCriterion,
+    LlmJudgeCriterion,
+    RunCommandCriterion,
+    UipathEvalCriterion,
+)
 from coder_eval.models.criteria_judges import AgentJudgeCriterion, SystemOneJudgeCriterion
 from coder_eval.models.results import EvaluationResult, RecordNotes
 from coder_eval.models.status import FinalStatus
@@ -32,6 +37,7 @@ __all__ = ["GRADE_LOG", "RegradeError", "recorded_commands", "regrade_in_place",
 GRADE_LOG = "grade.log"
 _SHELL_CRITERIA = (
     RunCommandCriterion,
+    HarborVerifierCriterion,
     LlmJudgeCriterion,
     AgentJudgeCriterion,
     SystemOneJudgeCriterion,

@@ -61,6 +61,7 @@ def write_run_files(
     max_parallel: int = 1,
     planned: int | None = None,
     interrupted: bool = False,
+    interrupt_reason: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunSummary:
     """Build the summary with the one shared builder and write run.json and run.md.
@@ -69,7 +70,8 @@ def write_run_files(
     parts that follow a header wait in temporary spools), so a long run never holds them whole.
     A list gives a summary holding its rows; `HeldResults` (a run's own) one whose rows are only
     in run.json (its counts and figures are complete; see `RunSummary.with_streamed_rows`).
-    `planned` (the units the run set out to do) and `interrupted` mark a partial run; `on_row`
+    `planned` (the units the run set out to do) and `interrupted` (with `interrupt_reason`, when
+    known) mark a partial run; `on_row`
     sees each row as it goes by."""
     from coder_eval.reports.markdown import problem_block, run_markdown_chunks, task_table_row
 
@@ -99,7 +101,12 @@ def write_run_files(
         )
         if planned is not None:
             summary = summary.model_copy(
-                update={"units_planned": planned, "units_finished": len(results), "interrupted": interrupted}
+                update={
+                    "units_planned": planned,
+                    "units_finished": len(results),
+                    "interrupted": interrupted,
+                    "interrupt_reason": interrupt_reason,
+                }
             )
         write_chunks_atomic(run_dir / RUN_JSON, run_json_chunks(summary, rows))
         write_chunks_atomic(run_dir / RUN_MD, run_markdown_chunks(summary, table, problems))

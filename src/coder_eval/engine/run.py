@@ -6,7 +6,7 @@ import asyncio
 import gc
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,12 +22,14 @@ from coder_eval.engine.orchestrator import RunOptions
 from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
 from coder_eval.engine.resume import clear_leftovers, partition
+from coder_eval.engine.route_check import RunRoutes
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.unit_checks import RunChoices, check_backend_flags, check_units, show_warnings
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.compat import LoadWarning
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
+from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
@@ -37,6 +39,8 @@ from coder_eval.records.layout import DEFAULT_RUNS_DIR, RUN_PLAN, default_run_di
 from coder_eval.sandbox.drivers import PreservationMode
 
 if TYPE_CHECKING:
+    from coder_eval.engine.spend import SpendLimit
+    from coder_eval.gateway.providers import ProviderSet
     from coder_eval.gateway.server import GatewayThread
     from coder_eval.models.criteria_base import BaseCriterion
     from coder_eval.models.suite import SuiteRollup
@@ -66,6 +70,8 @@ class RunRequest:
     executor: str = "local"
     executor_settings: object | None = None
     """Settings for the executor (e.g. RaySettings for `ray`); None for its defaults."""
+    max_cost_usd: float | None = None
+    """Stop launching units once the run's priced spend reaches this (engine/spend.py)."""
 
 
 @dataclass
@@ -83,8 +89,8 @@ class RunOutcome:
     def exit_code(self) -> int:
         if self.load_errors:
             return 2
-        if not self.suite_gates_ok:
-            return 1
+        if not self.suite_gates_ok or self.stopped_reason:
+            return 1  # a run stopped at its spend limit is incomplete
         s = self.summary
         return 0 if s.tasks_failed == s.tasks_error == 0 and (not self.grading or s.tasks_not_graded == 0) else 1
 
@@ -101,6 +107,8 @@ class RunOutcome:
     """`variant/suite: detail` for every suite gate that failed (they make the exit code 1)."""
     verdicts: list[str] = field(default_factory=list)
     """The experiment's comparison verdicts, one line per compared arm (empty for a single arm)."""
+    stopped_reason: str | None = None
+    """Why the run stopped launching units before the end (the spend limit), else None."""
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -127,18 +135,34 @@ def _speaks_to_a_model(kind_name: str) -> bool:
 
 
 def start_gateway(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewayThread | None:
-    """The run's model gateway, unless no unit needs a model or the backend bypasses it (bedrock)."""
+    """The run's model gateway, unless no unit needs a model."""
     spec = _gateway_spec(request, units, run_dir)
     return spec.start() if spec is not None else None
 
 
-def _gateway_spec(request: RunRequest, units: list[RunUnit], run_dir: Path) -> GatewaySpec | None:
+def _gateway_spec(
+    request: RunRequest,
+    units: list[RunUnit],
+    run_dir: Path,
+    experiment: ExperimentDefinition | None = None,
+    providers: ProviderSet | None = None,
+) -> GatewaySpec | None:
     # aiohttp and the gateway load only when a unit needs a model (agentless runs start faster);
     # judges and a simulated user need it too, whatever the agent.
     needs_model = any(_speaks_to_a_model(u.agent.type) or _judged_by_a_model(u) for u in units)
     backend = resolve_backend(request.backend)
+    from coder_eval.agents.registry import AGENTS
+
+    kinds = [k for k in (AGENTS.find(t) for t in sorted({u.agent.type for u in units})) if k is not None]
     return gateway_spec(
-        backend, needs_model=needs_model, cassettes=request.cassettes, run_dir=run_dir, oracle=request.oracle
+        backend,
+        needs_model=needs_model,
+        cassettes=request.cassettes,
+        run_dir=run_dir,
+        oracle=request.oracle,
+        experiment=experiment,
+        kinds=kinds,
+        providers=providers,
     )
 
 
@@ -159,15 +183,11 @@ def _load_agents(units: list[RunUnit]) -> None:
 
 
 def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLink | None:
-    if backend == "bedrock":
-        from coder_eval.engine.gateway_link import BedrockLink
-
-        return BedrockLink()
     if gateway is None:
         return None
     from coder_eval.engine.gateway_link import GatewayLink
 
-    return GatewayLink(gateway, oracle=oracle)
+    return GatewayLink(gateway, oracle=oracle, backend=backend)
 
 
 def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
@@ -194,7 +214,7 @@ def run_pipeline(
         request.experiment, request.sets, request.model, request.driver, request.type_override, request.repeats
     )
     plan = plan_units(report.tasks, inputs)
-    units = plan.units
+    units = [replace(u, oracle=True) for u in plan.units] if request.oracle else plan.units
     from coder_eval.sandbox.auto import warn_if_unisolated
 
     warn_if_unisolated({u.task.definition.sandbox.driver for u in units})
@@ -202,7 +222,8 @@ def run_pipeline(
 
     warn_withheld_credentials({n: None for u in units for n in u.task.definition.sandbox.passthrough()})
     backend = resolve_backend(request.backend)
-    checks = check_units([*units, *plan.held_back], RunChoices(backend, request.oracle))
+    routes = RunRoutes.for_units(backend, [*units, *plan.held_back], plan.experiment)
+    checks = check_units([*units, *plan.held_back], RunChoices(backend, request.oracle), routes)
     load_errors = [*report.errors, *plan.errors, *checks.errors()]
     refuse_invalid(load_errors)  # every `plan` check, before anything is created or started
     refuse_empty(report, request.select, len(units))
@@ -229,8 +250,10 @@ def run_pipeline(
     from coder_eval.engine.pricing_check import warn_unpriced
 
     warn_unpriced(units, backend)
-    spec = _gateway_spec(request, units, run_dir)
+    providers = routes.providers if routes is not None else None
+    spec = _gateway_spec(request, units, run_dir, plan.experiment, providers)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
+    spend = _spend_limit(request, prior)
     options = RunOptions(
         run_dir=run_dir,
         grade=request.grade,
@@ -238,7 +261,9 @@ def run_pipeline(
         stream_factory=request.stream_factory,
         model_link=_link(gateway, request.oracle, resolve_backend(request.backend)),
         gateway_spec=spec,
+        spend=spend,
     )
+    stopped: str | None = None
     fresh: HeldResults | None = None
     interrupted = True
     # Tasks, units and modules live for the whole run: frozen, the collector stops re-walking them
@@ -247,6 +272,9 @@ def run_pipeline(
     try:
         fresh = _held(asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer)))
         interrupted = False
+        if spend is not None and len(fresh) < len(units):
+            stopped = spend.reason(len(units) - len(fresh))
+            interrupted = True
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
         raise
@@ -272,6 +300,7 @@ def run_pipeline(
             max_parallel=request.max_parallel,
             planned=planned,
             interrupted=interrupted,
+            interrupt_reason=stopped,
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
         )
         (run_dir / RUN_PLAN).unlink(missing_ok=True)  # run.json carries units_planned now
@@ -288,11 +317,23 @@ def run_pipeline(
     outcome = RunOutcome(run_dir, summary, load_errors, results, over_expected=over_expected)
     outcome.grading = request.grade
     outcome.verdicts = verdicts
+    outcome.stopped_reason = stopped
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     from coder_eval.suites import suite_gate_entries
 
     outcome.failed_gates = [f"{name}: {detail}" for name, ok, detail in suite_gate_entries(rollups) if not ok]
     return outcome
+
+
+def _spend_limit(request: RunRequest, prior: HeldResults) -> SpendLimit | None:
+    """The `--max-cost-usd` guard, counting what the resumed run's finished units already spent."""
+    if request.max_cost_usd is None:
+        return None
+    from coder_eval.engine.spend import SpendLimit
+
+    spend = SpendLimit(request.max_cost_usd)
+    spend.add_all(prior)
+    return spend
 
 
 def show_load_warnings(warnings: dict[Path, list[LoadWarning]]) -> None:

@@ -3,8 +3,9 @@
 Loading and resolution catch a wrong task file. These checks catch what only the resolved units
 and the chosen flags reveal: a variant's plugin path whose `$VAR` is unset or that does not
 exist, a variant's template source outside the task tree, a scripted-model file that does not
-validate (under `-b script`), a missing credential for the chosen backend, an agent binary that
-is not installed, a sandbox driver this machine cannot provide. `run` refuses before it starts
+validate (under `-b script`), a model route the chosen backend cannot serve (no credential, base
+URL, region, project or api-version for the provider a unit's calls resolve to; `route_check.py`),
+an agent binary that is not installed, a sandbox driver this machine cannot provide. `run` refuses before it starts
 anything when any of them fails, with the messages `plan` prints for the same inputs and flags.
 """
 
@@ -17,14 +18,12 @@ from functools import cache
 from pathlib import Path
 
 from coder_eval.agents.registry import agent_kind
-from coder_eval.engine.preflight import claude_login
+from coder_eval.engine.route_check import RunRoutes
 from coder_eval.engine.tool_permissions import refusal_warnings
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.loading.static_checks import env_refs, task_problems
 from coder_eval.models.registry import UnknownKindError
-
-BEDROCK_KEYS = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE")
 
 
 @dataclass(frozen=True)
@@ -56,8 +55,13 @@ class UnitChecks:
             bucket.append(warning)
 
 
-def check_units(units: Iterable[RunUnit], choices: RunChoices) -> UnitChecks:
-    """Every problem and warning of the planned units (each check runs once per distinct input)."""
+def check_units(units: Iterable[RunUnit], choices: RunChoices, routes: RunRoutes | None = None) -> UnitChecks:
+    """Every problem and warning of the planned units (each check runs once per distinct input).
+
+    `routes` holds the run's providers (the experiment's `providers:` included); without it they
+    are read here, from the user's providers.yaml alone."""
+    units = list(units)
+    routes = routes or RunRoutes.for_units(choices.backend, units)
     out = UnitChecks()
     seen: set[tuple[object, ...]] = set()
     for unit in units:
@@ -69,7 +73,8 @@ def check_units(units: Iterable[RunUnit], choices: RunChoices) -> UnitChecks:
         def problem(message: str, where: str = "", fix: str = "", *, _p: Path = path, _v: str = variant) -> None:
             out.add_problem(_p, Problem(_v + message, where, fix))
 
-        resolved_key = (path, unit.variant_id)  # rows share the variant's template sources and plugins
+        # rows share the variant's plugins, and its template sources unless `${row.x}` made them differ
+        resolved_key = (path, unit.variant_id, repr(unit.task.definition.sandbox.template_sources))
         if resolved_key not in seen:
             seen.add(resolved_key)
             _resolved_problems(unit, problem)
@@ -78,7 +83,7 @@ def check_units(units: Iterable[RunUnit], choices: RunChoices) -> UnitChecks:
         machine_key = (unit.agent.type, unit.agent.model, unit.task.definition.sandbox.driver, choices)
         if machine_key not in seen:
             seen.add(machine_key)
-            _machine_problems(unit, choices, problem)
+            _machine_problems(unit, routes, problem)
         if choices.backend == "script" and _speaks_to_a_model(unit.agent.type):
             script_key = (path, unit.task.row_id, unit.variant_id if choices.oracle else None)
             if script_key not in seen:
@@ -117,8 +122,8 @@ def _speaks_to_a_model(kind_name: str) -> bool:
     return bool(kind.protocols) and not kind.model_less
 
 
-def _machine_problems(unit: RunUnit, choices: RunChoices, problem: Report) -> None:
-    """The agent's binary and credential, the sandbox driver: what this machine must provide."""
+def _machine_problems(unit: RunUnit, routes: RunRoutes | None, problem: Report) -> None:
+    """The agent's binary and model route, the sandbox driver: what this machine must provide."""
     try:
         kind = agent_kind(unit.agent.type)
     except (LookupError, UnknownKindError) as exc:
@@ -129,61 +134,13 @@ def _machine_problems(unit: RunUnit, choices: RunChoices, problem: Report) -> No
     elif kind.binary is not None and kind.binary.locate() is None:
         fix = f"install it: {kind.binary.install}" if kind.binary.install else "install it or put it on PATH"
         problem(f"{kind.binary.name!r} (agent type {kind.name!r}) is not installed here", "agent.type", fix)
-    if _speaks_to_a_model(kind.name):
-        missing = _missing_credential(kind.name, unit.agent.model, choices.backend)
-        if missing is not None:
-            problem(f"unit {unit.variant_id}/{unit.task_id}: {missing[0]}", "agent", missing[1])
+    if routes is not None and _speaks_to_a_model(kind.name):
+        for p in routes.check(kind.name, unit.agent.model)[1]:
+            problem(p.message, p.field_path, p.hint)
     driver = unit.task.definition.sandbox.driver
     why = _driver_missing(driver)
     if why is not None:
         problem(why, "sandbox.driver", "install it, or choose another driver with --driver")
-
-
-def _missing_credential(kind_name: str, model: str | None, backend: str) -> tuple[str, str] | None:
-    """(what is missing, the fix) when the chosen backend cannot reach this agent's model."""
-    if backend in ("script", "replay"):
-        return None
-    offline = "or run offline with -b script"
-    if backend == "bedrock":
-        if kind_name != "claude-code":
-            return (f"-b bedrock serves Claude Code only, not {kind_name}", f"use -b direct for this agent, {offline}")
-        if not os.environ.get("AWS_REGION") or not any(os.environ.get(k) for k in BEDROCK_KEYS):
-            return (
-                "-b bedrock needs AWS_REGION and one of " + ", ".join(BEDROCK_KEYS) + ", and they are not set",
-                f"set them (a .env file works), {offline}",
-            )
-        return None
-    names = _key_names(kind_name, model)
-    if any(os.environ.get(n) for n in names) or _upstream_overridden(kind_name):
-        return None
-    message = (
-        f"-b {backend} needs {' or '.join(names)} for agent {kind_name}"
-        + (f" model {model}" if model else "")
-        + ", and it is not set"
-    )
-    login = claude_login() if kind_name == "claude-code" else None
-    if login:
-        message += f" (the Claude Code login in {login} is not used: the gateway forwards API keys only)"
-    return message, f"set it in the environment or .env, {offline}"
-
-
-def _upstream_overridden(kind_name: str) -> bool:
-    """The operator pointed the agent's protocol at an upstream of their own (a proxy, a stand-in):
-    whether it wants a key is theirs to know, so none is demanded."""
-    from coder_eval.gateway.protocol_names import PROTOCOLS
-
-    return any(os.environ.get(PROTOCOLS.get(p).upstream_var) for p in agent_kind(kind_name).protocols)
-
-
-def _key_names(kind_name: str, model: str | None) -> tuple[str, ...]:
-    """The variables the gateway forwards for this agent's route (its protocols' key variables)."""
-    kind = agent_kind(kind_name)
-    if kind.keys_by_provider and model and "/" in model:
-        return kind.credentials_for(model)
-    from coder_eval.gateway.protocol_names import PROTOCOLS
-
-    names = [PROTOCOLS.get(p).api_key_var for p in kind.protocols]
-    return tuple(dict.fromkeys(names)) or kind.credentials
 
 
 @cache

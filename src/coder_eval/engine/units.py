@@ -21,6 +21,8 @@ class RunUnit:
     variant_id: str = "default"
     replicate_index: int = 0
     lineage: dict[str, Any] | None = field(default=None, compare=False)
+    oracle: bool = False
+    """Run as its task's oracle: a reference with `solve` is applied by that command (engine/oracle_solve.py)."""
 
     @property
     def task_id(self) -> str:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from coder_eval.engine.experiment_plan import ExperimentPlan, PlanInputs, plan_units
 from coder_eval.engine.preflight import environment_warnings
+from coder_eval.engine.route_check import RunRoutes
 from coder_eval.engine.unit_checks import RunChoices, check_units
+from coder_eval.engine.units import RunUnit
 from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
@@ -43,6 +45,8 @@ class PlanReport:
     """The units `run` would start for the same inputs (None when no file loaded)."""
     other_errors: list[TaskConfigError] = field(default_factory=list)
     """Resolution errors that belong to no listed task file."""
+    routes: RunRoutes | None = None
+    """Where the units' model calls go under the chosen backend (None when no file loaded)."""
 
     @property
     def ok(self) -> bool:
@@ -152,20 +156,45 @@ def plan(
     """Load every file, resolve every task as `run` would for these inputs, and check the units.
 
     Each file's verdict counts everything `run` refuses for it: load errors, resolution errors
-    (under the experiment, -D, -T, --driver) and the unit checks for the chosen backend."""
+    (under the experiment, -D, -T, --driver) and the unit checks for the chosen backend; each file's
+    notes say the network policy its units get and the model route they take."""
     probe = _probe_bubblewrap()
     try:
         files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
     finally:
         probe.join()
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
+    for f in files:
+        if f.tasks:
+            f.notes.append(network_note(f.tasks[0].definition))
     report = PlanReport(files, environment_warnings(definitions))
     tasks = [t for f in files for t in f.tasks]
     if tasks:
         report.units = plan_units(tasks, inputs or PlanInputs(), cwd=cwd)
-        checks = check_units([*report.units.units, *report.units.held_back], choices or RunChoices())
+        chosen = choices or RunChoices()
+        units = [*report.units.units, *report.units.held_back]
+        report.routes = RunRoutes.for_units(chosen.backend, units, report.units.experiment)
+        checks = check_units(units, chosen, report.routes)
         _attach(report, [*report.units.errors, *checks.errors()], checks.warnings)
+        if report.routes is not None:
+            _route_notes(report, report.routes, units)
     return report
+
+
+def _route_notes(report: PlanReport, routes: RunRoutes, units: list[RunUnit]) -> None:
+    """Each file's notes gain the model route of its units (one line per distinct route)."""
+    by_path = {f.path.resolve(): f for f in report.files}
+    variants = {u.variant_id for u in units}
+    for unit in units:
+        target = by_path.get(unit.task.source_file.resolve())
+        if target is None or unit.replicate_index:
+            continue
+        lines, _ = routes.check(unit.agent.type, unit.agent.model)
+        prefix = f"variant {unit.variant_id}: " if len(variants) > 1 else ""
+        for line in lines:
+            note = f"{prefix}under -b {routes.backend}, {line}"
+            if note not in target.notes:
+                target.notes.append(note)
 
 
 def _attach(report: PlanReport, errors: list[TaskConfigError], warnings: dict[Path, list[str]]) -> None:
@@ -183,6 +212,29 @@ def _attach(report: PlanReport, errors: list[TaskConfigError], warnings: dict[Pa
         target = by_path.get(path.resolve())
         if target is not None:
             target.warnings.extend(w for w in lines if w not in target.warnings)
+
+
+def network_note(task: TaskDefinition) -> str:
+    """`sandbox: <driver>, network ...`: the policy a unit of this task will have here."""
+    from coder_eval.sandbox.egress_policy import describe
+
+    driver = unit_driver(task)
+    return f"sandbox {driver}: {describe(task.sandbox, driver)}"
+
+
+def unit_driver(task: TaskDefinition) -> str:
+    """The driver a unit of this task gets on this machine (`auto` resolved, as the run resolves it)."""
+    from coder_eval.agents.registry import AGENTS
+    from coder_eval.engine.control_checks import cut_off_from_harness
+    from coder_eval.sandbox.auto import resolve_auto
+
+    driver = task.sandbox.driver
+    if driver != "auto":
+        return driver
+    kind = AGENTS.find(task.agent_type or "claude-code")
+    if kind is not None and kind.loopback_harness and cut_off_from_harness(task, "auto"):
+        return "tempdir"
+    return resolve_auto()
 
 
 def _probe_bubblewrap() -> threading.Thread:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from coder_eval.experiments.passk import TaskTrials, k_values, task_trials
 from coder_eval.experiments.stats import (
     MeanEstimate,
     PairedComparison,
@@ -80,6 +81,90 @@ def compare_arms(result: ExperimentResult, variant_a: str, variant_b: str) -> Pa
         label_b=variant_b,
         unmeasured_rows=unmeasured,
     )
+
+
+@dataclass(frozen=True)
+class PassKFigure:
+    """An arm's pass@k and pass^k at one k, each a mean over tasks with a bootstrap interval over tasks."""
+
+    k: int
+    pass_at_k: MeanEstimate
+    pass_hat_k: MeanEstimate
+    tasks_excluded: int
+
+    @property
+    def tasks(self) -> int:
+        return self.pass_at_k.n
+
+
+@dataclass(frozen=True)
+class TaskPassK:
+    """One task's pass@k and pass^k at one k, with intervals from the Wilson interval of its success rate."""
+
+    k: int
+    pass_at_k: RateEstimate
+    pass_hat_k: RateEstimate
+
+
+def arm_trials(result: ExperimentResult, variant_id: str) -> list[TaskTrials]:
+    """Every task's replicate outcomes under one arm of an experiment."""
+    return task_trials(
+        (r.task_id, r.replicate_index, r.final_status)
+        for summary in result.task_summaries
+        for r in summary.variant_results
+        if r.variant_id == variant_id
+    )
+
+
+def row_trials(results: Iterable[EvaluationResult], variant_id: str | None = None) -> list[TaskTrials]:
+    """Every task's replicate outcomes among task rows (of one variant, when given)."""
+    return task_trials(
+        (r.task_id, r.replicate_index, r.final_status)
+        for r in results
+        if variant_id is None or r.variant_id == variant_id
+    )
+
+
+def experiment_k_values(result: ExperimentResult) -> list[int]:
+    """The k values an experiment reports: from the most graded replicates of any task and arm."""
+    most = max((t.n for v in result.variant_ids for t in arm_trials(result, v)), default=0)
+    return k_values(most)
+
+
+def pass_k_figures(tasks: Sequence[TaskTrials], ks: Sequence[int] | None = None) -> list[PassKFigure]:
+    """Per k, the mean over tasks of pass@k and pass^k with a percentile bootstrap interval over tasks.
+
+    Resampling tasks (not replicates) asks how the figure would move on another draw of tasks like
+    these, which is what a reader generalises to; each task's own estimate is unbiased, and its
+    replicate noise shows up in the spread between tasks. Tasks with fewer than k graded
+    replicates are left out and counted.
+    """
+    if ks is None:
+        ks = k_values(max((t.n for t in tasks), default=0))
+    out = []
+    for k in ks:
+        values = [v for v in (t.at(k) for t in tasks) if v is not None]
+        at = bootstrap_mean([v[0] for v in values])
+        hat = bootstrap_mean([v[1] for v in values])
+        if at is None or hat is None:
+            continue
+        out.append(PassKFigure(k=k, pass_at_k=at, pass_hat_k=hat, tasks_excluded=len(tasks) - len(values)))
+    return out
+
+
+def task_pass_k(trials: TaskTrials, k: int) -> TaskPassK | None:
+    """One task's estimates at k with intervals; None when fewer than k replicates were graded.
+
+    pass@k and pass^k of a task are increasing functions of its success probability p
+    (1 − (1 − p)^k and p^k), so the Wilson interval of p maps onto an interval for each.
+    """
+    values = trials.at(k)
+    rate = wilson_interval(trials.c, trials.n)
+    if values is None or rate is None:
+        return None
+    at = RateEstimate(values[0], 1 - (1 - rate.low) ** k, 1 - (1 - rate.high) ** k, trials.c, trials.n)
+    hat = RateEstimate(values[1], rate.low**k, rate.high**k, trials.c, trials.n)
+    return TaskPassK(k=k, pass_at_k=at, pass_hat_k=hat)
 
 
 def interval_text(estimate: MeanEstimate | RateEstimate | None, *, percent: bool = False) -> str:

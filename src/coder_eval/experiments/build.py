@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from statistics import fmean
 
+from coder_eval.experiments.passk import arm_estimates, task_trials
 from coder_eval.models.experiment_results import (
     ExperimentResult,
     TaskExperimentSummary,
@@ -31,6 +32,7 @@ class _VariantTally:
         self.per_task: dict[str, int] = defaultdict(int)
         self.token_budget = 0
         self.cost_budget = 0
+        self.trials: list[tuple[str, int, FinalStatus]] = []
 
     def add(self, row: VariantResult) -> None:
         self.categories[row.final_status.category] += 1
@@ -41,6 +43,7 @@ class _VariantTally:
         self.per_task[row.task_id] += 1
         self.token_budget += row.final_status is FinalStatus.TOKEN_BUDGET_EXCEEDED
         self.cost_budget += row.final_status is FinalStatus.COST_BUDGET_EXCEEDED
+        self.trials.append((row.task_id, row.replicate_index, row.final_status))
 
     def aggregate(self, variant_id: str) -> VariantAggregate:
         return VariantAggregate(
@@ -57,6 +60,7 @@ class _VariantTally:
             replicate_count=max(self.per_task.values(), default=0),
             tasks_token_budget_exceeded=self.token_budget,
             tasks_cost_budget_exceeded=self.cost_budget,
+            pass_k=arm_estimates(task_trials(self.trials)),
         )
 
 

@@ -235,7 +235,7 @@ class AnthropicMessages(WireProtocol):
     """POST /v1/messages (streaming or not) and /v1/messages/count_tokens."""
 
     name: ClassVar[str] = "anthropic"
-    upstream: ClassVar[str] = "https://api.anthropic.com"
+    upstream: ClassVar[str] = ""  # served by the provider profiles (models/builtin_providers.yaml)
     upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_ANTHROPIC"
     api_key_var: ClassVar[str] = "ANTHROPIC_API_KEY"
     paths: ClassVar[tuple[str, ...]] = (re.escape(MESSAGES_PATH), re.escape(COUNT_TOKENS_PATH))

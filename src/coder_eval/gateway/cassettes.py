@@ -50,6 +50,7 @@ class CassetteStore:
         """Write this exchange as cassette entry `index` of the route's key."""
         entry: dict[str, Any] = {
             "protocol": call.protocol.name,
+            "provider": call.provider,
             "method": call.http.method,
             "path": call.path,
             "query": call.http.query_string,

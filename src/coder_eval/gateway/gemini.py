@@ -263,7 +263,7 @@ class GeminiProtocol(WireProtocol):
     """Gemini generateContent, a JSON response or (streamGenerateContent) SSE / a streamed JSON array."""
 
     name: ClassVar[str] = "gemini"
-    upstream: ClassVar[str] = "https://generativelanguage.googleapis.com"
+    upstream: ClassVar[str] = ""  # served by the provider profiles (models/builtin_providers.yaml)
     upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_GEMINI"
     api_key_var: ClassVar[str] = "GEMINI_API_KEY"
     paths: ClassVar[tuple[str, ...]] = (_PATH.pattern,)

@@ -196,7 +196,7 @@ class OpenAIChatProtocol(WireProtocol):
     """OpenAI Chat Completions, plain JSON or `stream: true` SSE ending in `data: [DONE]`."""
 
     name: ClassVar[str] = "openai_chat"
-    upstream: ClassVar[str] = "https://api.openai.com"
+    upstream: ClassVar[str] = ""  # served by the provider profiles (models/builtin_providers.yaml)
     upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_OPENAI_CHAT"
     api_key_var: ClassVar[str] = "OPENAI_API_KEY"
     paths: ClassVar[tuple[str, ...]] = (r"(?:/v1)?/chat/completions/*",)

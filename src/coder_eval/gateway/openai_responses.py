@@ -341,7 +341,7 @@ class OpenAIResponsesProtocol(WireProtocol):
     """OpenAI Responses, a JSON `response` object or the typed SSE event stream."""
 
     name: ClassVar[str] = "openai_responses"
-    upstream: ClassVar[str] = "https://api.openai.com"
+    upstream: ClassVar[str] = ""  # served by the provider profiles (models/builtin_providers.yaml)
     upstream_var: ClassVar[str] = "CODER_EVAL_UPSTREAM_OPENAI_RESPONSES"
     api_key_var: ClassVar[str] = "OPENAI_API_KEY"
     paths: ClassVar[tuple[str, ...]] = (r"(?:/v1)?/responses/*",)

@@ -32,8 +32,9 @@ class WireProtocol(ABC):
     """Regular expressions of the request paths it owns (matched whole, without `/t/<token>` or query)."""
     methods: ClassVar[tuple[str, ...]] = ("POST",)
     """HTTP methods it serves."""
-    upstream: ClassVar[str]
-    """Default base URL of the real provider (direct/record modes)."""
+    upstream: ClassVar[str] = ""
+    """Base URL of the real provider for a protocol no provider profile serves (a plugin's); the
+    built-in protocols leave it empty, their calls go where the provider profiles say."""
     upstream_var: ClassVar[str]
     """Environment variable that overrides `upstream`."""
     api_key_var: ClassVar[str]
@@ -74,7 +75,7 @@ class WireProtocol(ABC):
         return headers
 
 
-_DECLARED = ("name", "paths", "upstream", "upstream_var", "api_key_var")
+_DECLARED = ("name", "paths", "upstream_var", "api_key_var")
 _instances: dict[type[WireProtocol], WireProtocol] = {}
 
 P = TypeVar("P", bound=type[WireProtocol])

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import aiohttp
 from aiohttp import web
 
+from coder_eval.gateway import bedrock_stream
 from coder_eval.gateway.routes import KEY_QUERY, ModelCall
+from coder_eval.gateway.upstream_request import UpstreamRequest
 
 UPSTREAM_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600)
 # Headers that describe one hop, not the exchange; aiohttp sets its own.
@@ -41,6 +43,7 @@ _DROP_RESPONSE_HEADERS = frozenset(
 )
 _ERROR_TEXT_LIMIT = 500
 _REPLAY_CHUNK = 16 * 1024
+SSE = "text/event-stream"
 
 
 @dataclass
@@ -145,11 +148,23 @@ def upstream_url(call: ModelCall, base: str) -> str:
     return base.rstrip("/") + call.path + (f"?{query}" if query else "")
 
 
+def forwardable_headers(call: ModelCall) -> dict[str, str]:
+    """The agent's headers minus per-hop ones and the token it may have sent as its key."""
+    drop = _HOP_HEADERS | ({call.key_source} if call.key_source else set())
+    return {k: v for k, v in call.http.headers.items() if k.lower() not in drop}
+
+
 def upstream_headers(call: ModelCall, api_key: str | None) -> dict[str, str]:
     """The agent's headers minus per-hop ones and the token-as-key, with the real key put in."""
-    drop = _HOP_HEADERS | ({call.key_source} if call.key_source else set())
-    headers = {k: v for k, v in call.http.headers.items() if k.lower() not in drop}
-    return call.protocol.upstream_headers(headers, api_key)
+    return call.protocol.upstream_headers(forwardable_headers(call), api_key)
+
+
+async def send(session: aiohttp.ClientSession, call: ModelCall, request: UpstreamRequest) -> Exchange:
+    """Send a built provider request and relay its answer (a Bedrock event stream as SSE)."""
+    async with session.request(call.http.method, request.url, data=request.body, headers=request.headers) as upstream:
+        if request.bedrock_stream and upstream.status < 400:
+            return await relay(call, upstream, translate=bedrock_stream.translate, content_type=SSE)
+        return await relay(call, upstream)
 
 
 async def forward(session: aiohttp.ClientSession, call: ModelCall, base: str, api_key: str | None) -> Exchange:
@@ -162,15 +177,29 @@ async def forward(session: aiohttp.ClientSession, call: ModelCall, base: str, ap
         return await relay(call, upstream)
 
 
-async def relay(call: ModelCall, upstream: aiohttp.ClientResponse) -> Exchange:
-    """Copy the upstream response to the agent chunk by chunk while keeping the bytes; the caller ends it."""
+async def relay(
+    call: ModelCall,
+    upstream: aiohttp.ClientResponse,
+    *,
+    translate: Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]] | None = None,
+    content_type: str | None = None,
+) -> Exchange:
+    """Copy the upstream response to the agent chunk by chunk while keeping the bytes; the caller ends it.
+
+    `translate` turns the provider's body into the one the agent's protocol expects (Bedrock's
+    event stream into SSE); what is kept (and recorded) is what the agent received.
+    """
     headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _DROP_RESPONSE_HEADERS}
+    if content_type is not None:
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        headers["Content-Type"] = content_type
     response = web.StreamResponse(status=upstream.status, headers=headers)
     chunks: list[bytes] = []
     error: str | None = None
     connected = await begin(response, call.http)
+    body = upstream.content.iter_any()
     try:
-        async for chunk in upstream.content.iter_any():
+        async for chunk in translate(body) if translate is not None else body:
             chunks.append(chunk)
             connected = connected and await write(response, chunk)
             if not connected:
@@ -179,7 +208,7 @@ async def relay(call: ModelCall, upstream: aiohttp.ClientResponse) -> Exchange:
         error = f"upstream stream broke: {type(exc).__name__}"
     if not connected:
         error = error or "client disconnected"
-    body = b"".join(chunks)
-    error = error or error_text(upstream.status, body)
-    content_type = upstream.headers.get("Content-Type", "")
-    return Exchange(response, upstream.status, content_type, body, error, connected)
+    kept = b"".join(chunks)
+    error = error or error_text(upstream.status, kept)
+    kind = content_type or upstream.headers.get("Content-Type") or ""
+    return Exchange(response, upstream.status, kind, kept, error, connected)

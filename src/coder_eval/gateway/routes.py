@@ -19,6 +19,7 @@ from aiohttp import web
 
 from coder_eval.gateway.budget import Budget, BudgetKind
 from coder_eval.gateway.protocol import WireProtocol
+from coder_eval.gateway.providers import RouteHints
 from coder_eval.gateway.source import ReplySource
 from coder_eval.gateway.types import ModelRequest
 from coder_eval.models.telemetry import ProviderCallCost, TokenUsage
@@ -52,6 +53,8 @@ class Route:
     upstream: bool = False
     """The source relays a real provider (a judge on Bedrock or litellm): it answers in direct and record
     modes too, record mode keeps a cassette of its answer, and replay serves that cassette."""
+    hints: RouteHints | None = None
+    """The agent's own documented provider variables (Codex's CODEX_*), read first for its provider."""
     calls: list[ProviderCallCost] = field(default_factory=list)
     budget_exceeded: BudgetKind | None = None
     _served: int = field(default=0, init=False, repr=False)
@@ -99,6 +102,8 @@ class ModelCall:
     key_source: str | None
     """Where the token was read when the client sent it as its API key (None: from the path)."""
     request: ModelRequest | None = None
+    provider: str | None = None
+    """The provider the call was sent to (direct and record modes)."""
 
     @property
     def model(self) -> str | None:
@@ -153,6 +158,7 @@ class RouteTable:
         model_hint: str | None = None,
         workdir: str | None = None,
         upstream: bool = False,
+        hints: RouteHints | None = None,
     ) -> Route:
         """A new route under a fresh token; `unique_key` refuses a key another open route holds."""
         with self._lock:
@@ -160,7 +166,7 @@ class RouteTable:
                 raise ValueError(f"a route for {key!r} is already open; its cassette would be shared")
             token = secrets.token_urlsafe(24)
             url = f"{server_url}{TOKEN_PREFIX}{token}"
-            route = Route(key, token, url, source, budget, model_hint, workdir=workdir, upstream=upstream)
+            route = Route(key, token, url, source, budget, model_hint, workdir=workdir, upstream=upstream, hints=hints)
             self._routes[token] = route
         return route
 

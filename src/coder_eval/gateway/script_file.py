@@ -129,6 +129,8 @@ def oracle_script(task: LoadedTask) -> Script:
         raise TaskConfigError.single(
             task.source_file, f"reference directory {root} does not exist", "reference.directory"
         )
+    if reference.solve is not None:  # the harness runs it before the agent (engine/oracle_task.py)
+        return Script(steps=[], final_reply="Done: the reference was applied by its solve command.")
     steps: list[StepModel] = [
         WriteFileStep(write_file=WriteFile(path=rel, content=text)) for rel, text in reference_files(root)
     ]

@@ -279,6 +279,25 @@ class Script(_ScriptModel):
     simulator: list[str] = Field(
         default_factory=list, description="Dialog mode: the simulated user's lines, one per simulator call."
     )
+    replicates: dict[int, list[Step]] = Field(
+        default_factory=dict,
+        description="Replicate index (from 0) -> the steps played instead of `steps` in that replicate, "
+        "so replicates can differ deterministically (e.g. 3 of 4 pass).",
+    )
+
+    def for_replicate(self, index: int) -> Script:
+        """The script as replicate `index` plays it: its own `replicates` entry, else `steps`."""
+        steps = self.replicates.get(index)
+        if steps is None:
+            return self
+        return self.model_copy(update={"steps": steps})
+
+    @model_validator(mode="after")
+    def _replicate_keys(self) -> Script:
+        negative = sorted(i for i in self.replicates if i < 0)
+        if negative:
+            raise ValueError(f"replicates: indices count from 0 (got {negative})")
+        return self
 
     @model_validator(mode="after")
     def _distinct_judges(self) -> Script:

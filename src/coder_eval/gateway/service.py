@@ -29,7 +29,9 @@ from aiohttp import web
 from coder_eval.gateway import proxy
 from coder_eval.gateway.budget import Budget
 from coder_eval.gateway.cassettes import CassetteStore, cassette_dir_name, recorded_body
-from coder_eval.gateway.protocol import protocol_for
+from coder_eval.gateway.protocol import WireProtocol, protocol_for
+from coder_eval.gateway.provider_router import ProviderRouter
+from coder_eval.gateway.providers import ProviderSet, Resolution, RouteHints
 from coder_eval.gateway.routes import ModelCall, Route, RouteTable, split_token
 from coder_eval.gateway.source import ReplySource
 from coder_eval.gateway.types import GatewayError, ModelReply, ModelRequest, Usage
@@ -62,9 +64,11 @@ def _generic_error(status: int, kind: str, message: str) -> web.Response:
 class Gateway:
     """The async gateway server. Start it, open a route per task/turn, hand the agent `route.base_url`.
 
-    `upstreams` overrides a protocol's provider base URL by protocol name (direct/record),
-    `api_keys` gives the real key per protocol name; the agent's own (dummy) key is
-    replaced by it. Record and replay need `cassette_dir`.
+    In direct and record mode each call goes to the provider `providers` resolves for it
+    (`providers.py`), with the credential read from `env`, a snapshot of the harness's own
+    environment (never the unit's). `upstreams` and `api_keys` pin a protocol's base URL and key
+    by protocol name over whatever the resolution says (tests, and plugin protocols without a
+    profile). The agent's own (dummy) key is never forwarded. Record and replay need `cassette_dir`.
     """
 
     def __init__(
@@ -74,6 +78,8 @@ class Gateway:
         cassette_dir: Path | None = None,
         upstreams: dict[str, str] | None = None,
         api_keys: dict[str, str] | None = None,
+        providers: ProviderSet | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown gateway mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -82,8 +88,7 @@ class Gateway:
         self.mode: Mode = mode
         self.cassette_dir = cassette_dir
         self._cassettes = CassetteStore(cassette_dir) if cassette_dir is not None else None
-        self._upstreams = dict(upstreams or {})
-        self._api_keys = dict(api_keys or {})
+        self._router = ProviderRouter(providers, dict(env or {}), dict(upstreams or {}), dict(api_keys or {}))
         self._routes = RouteTable()
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -137,6 +142,7 @@ class Gateway:
         model_hint: str | None = None,
         workdir: str | None = None,
         upstream: bool = False,
+        hints: RouteHints | None = None,
     ) -> Route:
         """A new route for `key` (thread-safe). In record/replay the key names the cassette, so it must be unique.
 
@@ -152,6 +158,7 @@ class Gateway:
             model_hint=model_hint,
             workdir=workdir,
             upstream=upstream,
+            hints=hints,
         )
 
     def close_route(self, route: Route) -> None:
@@ -237,6 +244,7 @@ class Gateway:
         """Record the call on its route and tell the route's hook (`cost`: the upstream's own bill, if known)."""
         record = ProviderCallCost(
             protocol=call.protocol.name,
+            provider=call.provider,
             model=model,
             latency_ms=round((time.perf_counter() - call.started) * 1000, 3),
             token_usage=token_usage(usage, cost if cost is not None else call_cost(model, usage)),
@@ -304,13 +312,31 @@ class Gateway:
 
     # -- direct / record / replay ---------------------------------------------------------------
 
+    def resolve_for(self, protocol: WireProtocol, model: str | None, hints: RouteHints | None = None) -> Resolution:
+        """Where a call of `protocol` for `model` would go (`provider_router.py`)."""
+        return self._router.resolve_for(protocol, model, hints)
+
+    async def _send(self, call: ModelCall) -> proxy.Exchange | web.Response:
+        """Send `call` where it resolves (a protocol no profile serves uses its own declarations)."""
+        assert self._session is not None, "proxy modes open an upstream session on start"
+        res = self._router.resolution(call)
+        if res.profile is None:  # a plugin's protocol: its own upstream and key variables
+            base, key = self._router.plugin_upstream(call)
+            return await proxy.forward(self._session, call, base, key)
+        call.provider = res.provider
+        if res.base_url is None:
+            message = f"coder-eval gateway: {'; '.join(res.problems)}"
+            return self._fail(call, GatewayError(500, message, "api_error"))
+        built = self._router.request(res, call, proxy.forwardable_headers(call))
+        return await proxy.send(self._session, call, built)
+
     async def _serve_proxy(self, call: ModelCall) -> web.StreamResponse:
         """Forward to the provider, stream its answer through, record usage (and the cassette)."""
-        assert self._session is not None, "proxy modes open an upstream session on start"
         index = call.route.next_index()
-        base = self._upstreams.get(call.protocol.name, call.protocol.upstream)
         try:
-            exchange = await proxy.forward(self._session, call, base, self._api_keys.get(call.protocol.name))
+            exchange = await self._send(call)
+            if isinstance(exchange, web.Response):
+                return exchange
         except (TimeoutError, aiohttp.ClientError) as exc:
             # Nothing reached the agent yet: answer as the provider's gateway error.
             return self._fail(call, GatewayError(502, f"upstream unreachable: {type(exc).__name__}", "api_error"))

@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from coder_eval.gateway.budget import Budget
+from coder_eval.gateway.providers import ProviderSet, RouteHints
 from coder_eval.gateway.routes import Route
 from coder_eval.gateway.service import Gateway, Mode
 from coder_eval.gateway.source import ReplySource
@@ -31,9 +32,13 @@ class GatewayThread:
         cassette_dir: Path | None = None,
         upstreams: dict[str, str] | None = None,
         api_keys: dict[str, str] | None = None,
+        providers: ProviderSet | None = None,
+        env: dict[str, str] | None = None,
         timeout: float = 30.0,
     ) -> None:
-        self.gateway = Gateway(mode, cassette_dir=cassette_dir, upstreams=upstreams, api_keys=api_keys)
+        self.gateway = Gateway(
+            mode, cassette_dir=cassette_dir, upstreams=upstreams, api_keys=api_keys, providers=providers, env=env
+        )
         self._timeout = timeout
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -100,10 +105,11 @@ class GatewayThread:
         model_hint: str | None = None,
         workdir: str | None = None,
         upstream: bool = False,
+        hints: RouteHints | None = None,
     ) -> Route:
         """See Gateway.open_route."""
         return self.gateway.open_route(
-            key, source=source, budget=budget, model_hint=model_hint, workdir=workdir, upstream=upstream
+            key, source=source, budget=budget, model_hint=model_hint, workdir=workdir, upstream=upstream, hints=hints
         )
 
     def close_route(self, route: Route) -> None:

@@ -30,6 +30,7 @@ from coder_eval import __version__
 from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
+from coder_eval.harbor.network import export_network
 from coder_eval.harbor.toml_text import TomlValue, dumps
 from coder_eval.harbor.wheel import build_wheel
 from coder_eval.loading.loader import SelectOptions, load_tasks
@@ -200,6 +201,7 @@ def _grader_task(d: TaskDefinition) -> tuple[dict[str, Any], list[str]]:
 
 def _toml(unit: RunUnit, not_exported: list[str]) -> str:
     d = unit.task.definition
+    network = export_network(d, not_exported)
     limits = d.sandbox.limits
     metadata: dict[str, TomlValue] = {
         "source": "coder-eval",
@@ -220,8 +222,7 @@ def _toml(unit: RunUnit, not_exported: list[str]) -> str:
         environment["cpus"] = limits.max_cpus
     if limits.max_memory_mb is not None:
         environment["memory_mb"] = limits.max_memory_mb
-    network = d.sandbox.docker.network if d.sandbox.docker else None
-    environment["allow_internet"] = network != "none"
+    environment.update(network)
     timeouts = [getattr(c, "timeout", 30.0) for c in d.success_criteria]
     return dumps(
         {
@@ -259,6 +260,8 @@ def _export_unit(unit: RunUnit, target: Path) -> ExportedTask:
     not_exported = [f"criterion {x}" for x in dropped]
     if d.post_run:
         not_exported.append("post_run runs in the verifier after grading")
+    if d.reference is not None and d.reference.solve is not None:
+        not_exported.append("reference.solve: the exported solve.sh copies the reference files instead")
     target.mkdir(parents=True)
     (target / "instruction.md").write_text((d.initial_prompt or "").rstrip("\n") + "\n", encoding="utf-8")
     _environment(unit, target / "environment", workdir)

@@ -28,9 +28,8 @@ from coder_eval.judges.transport import (
     Transport,
 )
 from coder_eval.models.criteria_base import BaseCriterion
+from coder_eval.models.providers import public_endpoint
 from coder_eval.models.task_parts import ApiRouteOverride
-
-ANTHROPIC_URL = "https://api.anthropic.com"
 
 
 @dataclass(frozen=True)
@@ -280,9 +279,8 @@ class JudgeServices:
         key = os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise JudgeUnavailableError(f"{spec.type} with route: direct needs ANTHROPIC_API_KEY set")
-        direct = MessagesHttp(
-            os.environ.get("ANTHROPIC_BASE_URL", ANTHROPIC_URL), key, name="anthropic", priced_here=True
-        )
+        base = os.environ.get("ANTHROPIC_BASE_URL") or public_endpoint("anthropic")
+        direct = MessagesHttp(base, key, name="anthropic", priced_here=True)
         return Channel(_Metered(direct, self.spend, "judge"), agent_env={"ANTHROPIC_API_KEY": key}, way="anthropic")
 
 

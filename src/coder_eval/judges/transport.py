@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from coder_eval.judges.model_ids import bedrock_model_id, direct_model_id
+from coder_eval.models.providers import public_endpoint
 from coder_eval.pricing import calculate_cost
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -174,7 +175,7 @@ class BedrockHttp:
         body = _anthropic_body(request, model)
         body.pop("model")
         body["anthropic_version"] = BEDROCK_VERSION
-        base = (self.endpoint or f"https://bedrock-runtime.{self.region}.amazonaws.com").rstrip("/")
+        base = (self.endpoint or public_endpoint("bedrock").format(region=self.region)).rstrip("/")
         url = f"{base}/model/{model}/invoke"
         headers = {"authorization": f"Bearer {self.token}"}
         answer = _parse_anthropic(_post_json(url, body, headers, request.timeout), model)

@@ -2,7 +2,8 @@
 
 The no-agent run is the `none` agent: sandbox, pre_run and grading, nothing else. The oracle run
 is the same, with the task's reference directory added as the last template source, so the
-workspace the criteria see holds the reference solution. Criteria that read the agent's
+workspace the criteria see holds the reference solution; a reference with `solve` (a Harbor task's
+solve.sh) is applied by running that command instead (`engine/oracle_solve.py`). Criteria that read the agent's
 trajectory (skill_triggered, command_executed, ...) cannot pass without an agent, so the oracle
 verdict leaves them out; `--agent-oracle` instead has the real agent play a script derived from
 the reference (`run -b script --oracle`), which covers them too. Criteria that call a model
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from coder_eval.engine.batch import run_batch
@@ -51,22 +52,31 @@ def _without_model_criteria(task: LoadedTask) -> LoadedTask | None:
 
 
 def _with_reference(task: LoadedTask) -> LoadedTask:
-    """The task with its reference directory copied into the workspace after the other sources."""
+    """The task with its reference applied: its solve command run before grading, else its directory
+    copied into the workspace after the other sources."""
     d = task.definition
     assert d.reference is not None
+    if d.reference.solve is not None:
+        return task  # the oracle's unit runs the command (`_run_none(..., oracle=True)`)
     sources = [*d.sandbox.template_sources, TemplateDirSource(type="template_dir", path=d.reference.directory)]
     sandbox = d.sandbox.model_copy(update={"template_sources": sources})
     return LoadedTask(d.model_copy(update={"sandbox": sandbox}), task.source_file, task.suite_id, task.row_id, task.row)
 
 
 def _run_none(
-    tasks: list[LoadedTask], run_dir: Path, max_parallel: int, problems: list[TaskConfigError]
+    tasks: list[LoadedTask],
+    run_dir: Path,
+    max_parallel: int,
+    problems: list[TaskConfigError],
+    *,
+    oracle: bool = False,
 ) -> dict[str, EvaluationResult]:
     if not tasks:
         return {}
     plan = plan_units(tasks, PlanInputs(agent_type="none"))
     problems.extend(plan.errors)
-    units = [u for u in plan.units if u.replicate_index == 0 and u.variant_id == plan.experiment.variants[0].variant_id]
+    first = plan.experiment.variants[0].variant_id
+    units = [replace(u, oracle=oracle) for u in plan.units if u.replicate_index == 0 and u.variant_id == first]
     options = RunOptions(run_dir=run_dir, grade=True, preservation=PreservationMode.NONE)
     results = asyncio.run(run_batch(units, options, max_parallel=max_parallel))
     return {r.task_id: r for r in results}
@@ -146,7 +156,10 @@ def _oracle_findings(
     where = {"file": str(task.source_file), "task_id": task.task_id}
     if result is None:
         return
+    solve = task.definition.reference is not None and task.definition.reference.solve is not None
     how = "the scripted agent writing the reference" if agent else "the reference copied into the workspace"
+    if solve:
+        how = "the reference applied by its solve command"
     if result.final_status.category == "error":
         yield finding(
             "CE203",
@@ -183,7 +196,7 @@ def dynamic_findings(tasks: list[LoadedTask], options: DynamicOptions) -> list[F
             oracle_results = _run_agent_oracle(files, base / "agent-oracle", options.max_parallel, problems)
         else:
             oracle = [_with_reference(t) for t in with_ref]
-            oracle_results = _run_none(oracle, base / "oracle", options.max_parallel, problems)
+            oracle_results = _run_none(oracle, base / "oracle", options.max_parallel, problems, oracle=True)
     found = [
         finding("CE203", file=str(p.file), line=1, task_id="-", message=f"the lint run could not plan it: {p.render()}")
         for p in problems

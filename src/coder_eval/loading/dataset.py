@@ -98,11 +98,75 @@ def substitute_leaves(value: Any, row: dict[str, Any]) -> Any:
     return value
 
 
+DOCKER_ROW_FIELDS = ("image", "dockerfile_path", "working_dir")
+"""`sandbox.docker` fields (besides `build.args` values) where `${row.x}` is substituted: one image per row."""
+
+
+def docker_with_row(docker: Any, row: dict[str, Any]) -> Any:
+    """`sandbox.docker` with `${row.x}` substituted in its image fields and build-arg values."""
+    if not isinstance(docker, dict):
+        return docker
+    out = dict(docker)
+    for name in DOCKER_ROW_FIELDS:
+        if isinstance(out.get(name), str):
+            out[name] = substitute(out[name], row)
+    build = out.get("build")
+    if isinstance(build, dict) and isinstance(build.get("args"), dict):
+        out["build"] = {**build, "args": substitute_leaves(build["args"], row)}
+    return out
+
+
+def docker_placeholders(docker: Any) -> list[str]:
+    """Where `sandbox.docker` names `${row.x}` (for a task without a dataset, where nothing fills it)."""
+    if not isinstance(docker, dict):
+        return []
+    found = [f"sandbox.docker.{n}" for n in DOCKER_ROW_FIELDS if _PLACEHOLDER.search(str(docker.get(n) or ""))]
+    build = docker.get("build")
+    args = build.get("args") if isinstance(build, dict) else None
+    if isinstance(args, dict):
+        found += [f"sandbox.docker.build.args.{k}" for k, v in args.items() if _PLACEHOLDER.search(str(v))]
+    return found
+
+
+SOURCE_ROW_FIELDS = {"repo": ("url", "commit"), "template_dir": ("path", "mount_point")}
+"""Template-source fields where `${row.x}` is substituted (with starter files' paths, never their
+content, which may well hold `${...}` of its own: a shell or JavaScript template)."""
+
+
+def sources_with_row(sources: Any, row: dict[str, Any]) -> Any:
+    """`sandbox.template_sources` with `${row.x}` substituted where one row's checkout or files differ."""
+    if not isinstance(sources, list):
+        return sources
+    out: list[Any] = []
+    for source in sources:
+        if not isinstance(source, dict):
+            out.append(source)
+            continue
+        source = dict(source)
+        for name in SOURCE_ROW_FIELDS.get(str(source.get("type")), ()):
+            if isinstance(source.get(name), str):
+                source[name] = substitute(source[name], row)
+        if source.get("type") == "starter_files" and isinstance(source.get("files"), list):
+            source["files"] = [
+                {**f, "path": substitute(f["path"], row)}
+                if isinstance(f, dict) and isinstance(f.get("path"), str)
+                else f
+                for f in source["files"]
+            ]
+        out.append(source)
+    return out
+
+
 def row_document(raw: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """The raw task document for one row: prompt and criteria substituted, dataset removed."""
+    """The raw task document for one row: prompt, criteria and docker image fields substituted, dataset removed."""
     doc = {k: v for k, v in raw.items() if k != "dataset"}
     if isinstance(doc.get("initial_prompt"), str):
         doc["initial_prompt"] = substitute(doc["initial_prompt"], row)
     if "success_criteria" in doc:
         doc["success_criteria"] = substitute_leaves(doc["success_criteria"], row)
+    sandbox = doc.get("sandbox")
+    if isinstance(sandbox, dict) and "docker" in sandbox:
+        sandbox = doc["sandbox"] = {**sandbox, "docker": docker_with_row(sandbox["docker"], row)}
+    if isinstance(sandbox, dict) and "template_sources" in sandbox:
+        doc["sandbox"] = {**sandbox, "template_sources": sources_with_row(sandbox["template_sources"], row)}
     return doc

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from coder_eval.errors import Problem, TaskConfigError
 from coder_eval.loading.compat import LoadWarning, lenient_top_level
-from coder_eval.loading.dataset import check_row_ids, read_rows, row_document
+from coder_eval.loading.dataset import check_row_ids, docker_placeholders, read_rows, row_document
 from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.problems import validation_problems
 from coder_eval.loading.safe_read import read_input_text
@@ -200,6 +200,14 @@ def expand_dataset(
     """One LoadedTask per (sampled) row; a task without a dataset yields itself."""
     task = resolve_host_paths(task, source.parent.resolve(), source)
     if task.dataset is None:
+        placeholders = docker_placeholders((raw.get("sandbox") or {}).get("docker"))
+        if placeholders:
+            raise TaskConfigError.single(
+                source,
+                f"{placeholders[0]} names ${{row.x}}, but the task has no dataset to fill it",
+                placeholders[0],
+                "add a `dataset:` whose rows hold the field, or write the value itself",
+            )
         return [LoadedTask(task, source, warnings=warnings)]
     options = options or SelectOptions()
     rows = read_rows(task.dataset, source.parent, source)
@@ -215,7 +223,7 @@ def expand_dataset(
             raise TaskConfigError.single(
                 source,
                 f"row {rid!r}: {message}",
-                "success_criteria/initial_prompt",
+                "success_criteria/initial_prompt/sandbox.docker",
                 "every ${row.x} must name a scalar field of every row",
             ) from None
         try:
@@ -232,7 +240,7 @@ def expand_dataset(
 class _RowDefinitions:
     """Validated definitions of a dataset's rows, sharing what the rows share.
 
-    Rows differ only where `${row.x}` was substituted (the prompt and the criteria). A row whose
+    Rows differ only where `${row.x}` was substituted (the prompt, the criteria, the docker image). A row whose
     document equals the template's reuses one definition; a row whose criteria equal the
     template's but whose prompt differs is a copy of it with its own (non-blank) prompt; any
     other row is validated in full, as before.
@@ -249,6 +257,8 @@ class _RowDefinitions:
     def definition(self, doc: dict[str, Any]) -> TaskDefinition:
         if doc.get("success_criteria") != self.template.get("success_criteria"):
             return self._validate(doc)
+        if doc.get("sandbox") != self.template.get("sandbox"):
+            return self._validate(doc)  # a row with its own image
         prompt = doc.get("initial_prompt")
         same_prompt = prompt == self.template.get("initial_prompt")
         if not same_prompt and not (isinstance(prompt, str) and prompt.strip()):

@@ -54,6 +54,9 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
     """Errors in a schema-valid task: missing directories, escaping paths."""
     problems: list[Problem] = []
     for i, src in enumerate(task.sandbox.template_sources):
+        per_row = task.dataset is not None and "${row." in src.path if isinstance(src, TemplateDirSource) else False
+        if per_row:
+            continue  # each row's own path is checked on the row (unit_checks), once substituted
         if isinstance(src, TemplateDirSource) and not (task_dir / src.path).is_dir():
             problems.append(
                 Problem(
@@ -93,6 +96,15 @@ def task_problems(task: TaskDefinition, task_dir: Path) -> list[Problem]:
             )
     for i, crit in enumerate(task.success_criteria):
         problems.extend(_criterion_problems(i, crit))
+        tests = getattr(crit, "tests_dir", None) if crit.type == "harbor_verifier" else None
+        if isinstance(tests, str) and not (task_dir / tests / "test.sh").is_file():
+            problems.append(
+                Problem(
+                    f"the verifier's directory {tests!r} holds no test.sh",
+                    f"success_criteria[{i}].tests_dir",
+                    "tests_dir is relative to the task YAML and holds the Harbor verifier's test.sh",
+                )
+            )
     return problems
 
 

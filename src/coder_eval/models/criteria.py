@@ -19,6 +19,7 @@ from coder_eval.models.criteria_commands import (
     CommandExecutedCriterion,
     CommandsEfficiencyCriterion,
     FlagPredicate,
+    HarborVerifierCriterion,
     RunCommandCriterion,
     SkillTriggeredCriterion,
 )
@@ -49,6 +50,7 @@ BUILTIN_CRITERIA: tuple[type[BaseCriterion], ...] = (
     FileMatchesRegexCriterion,
     JsonCheckCriterion,
     RunCommandCriterion,
+    HarborVerifierCriterion,
     CliCalledCriterion,
     CommandExecutedCriterion,
     CommandsEfficiencyCriterion,
@@ -155,6 +157,7 @@ __all__ = [
     "FileExistsCriterion",
     "FileMatchesRegexCriterion",
     "FlagPredicate",
+    "HarborVerifierCriterion",
     "JsonAssertion",
     "JsonCheckCriterion",
     "LiveCriterion",

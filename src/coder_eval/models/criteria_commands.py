@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -231,3 +232,43 @@ class SkillTriggeredCriterion(LiveCriterion):
     skill_name: NonBlank = Field(description="Skill to detect (a Skill call, or a read under skills/<name>/).")
     expected_skill: str = Field(description="The row's true skill; empty for rows where it must not fire.")
     requires_agent: ClassVar[bool] = True
+
+
+class HarborVerifierCriterion(BaseCriterion):
+    """A Harbor task's verifier: its tests run in the sandbox, scored by the reward it writes."""
+
+    type: Literal["harbor_verifier"] = "harbor_verifier"
+    tests_dir: NonBlank = Field(
+        "tests", description="The verifier's directory (holding test.sh), relative to the task YAML."
+    )
+    tests_path: NonBlank = Field("/tests", description="Where the verifier's directory is copied inside the sandbox.")
+    logs_path: NonBlank = Field(
+        "/logs/verifier", description="Where the verifier writes reward.json / reward.txt and its logs."
+    )
+    timeout: float = Field(600, gt=0, description="Seconds the verifier may take (Harbor's [verifier] timeout_sec).")
+    env: dict[str, str] = Field(default_factory=dict, description="Variables the verifier runs with ([verifier] env).")
+
+    @field_validator("tests_path", "logs_path")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith("/") or ".." in value.split("/") or not value.strip("/"):
+            raise ValueError(f"must be an absolute path inside the sandbox, not / and without '..', not {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("tests_dir")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.replace("\\", "/").split("/"):
+            raise ValueError(f"must be a directory under the task's directory, not {value!r}")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in value if not _ENV_NAME.fullmatch(k)]
+        if bad:
+            raise ValueError(f"not environment variable names: {', '.join(map(repr, bad))}")
+        return value
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

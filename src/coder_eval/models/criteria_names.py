@@ -17,6 +17,7 @@ CRITERIA_EXPORTS: tuple[str, ...] = (
     "FileExistsCriterion",
     "FileMatchesRegexCriterion",
     "FlagPredicate",
+    "HarborVerifierCriterion",
     "JsonAssertion",
     "JsonCheckCriterion",
     "LiveCriterion",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_valida
 
 from coder_eval.models.base import Identifier, NonBlank, StrictModel
 from coder_eval.models.partial import check_partial, check_partial_agent
+from coder_eval.models.providers import ProvidersConfig
 from coder_eval.models.sandbox import SandboxConfig, TemplateSource
 from coder_eval.models.task_parts import (
     CheckerContext,
@@ -208,6 +209,11 @@ class ExperimentDefinition(StrictModel):
     )
     variants: list[ExperimentVariant] = Field(min_length=1, description="The arms; variant_id values are unique.")
     repeats: int | None = Field(None, ge=1, description="Same as defaults.repeats (set one or the other).")
+    providers: ProvidersConfig | None = Field(
+        None,
+        description="Model providers for this experiment's runs, over the user's providers.yaml (same format: "
+        "providers and defaults).",
+    )
 
     _source_file: Path | None = PrivateAttr(None)
 

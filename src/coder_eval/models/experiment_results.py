@@ -1,8 +1,9 @@
 """Experiment records: variant.json (`VariantAggregate`) and experiment.json (`ExperimentResult`).
 
-Only counts, means and raw per-replicate scores are stored. Confidence intervals and significance
-tests are computed when a report is rendered (see `coder_eval.experiments.stats`), so a consumer
-that wants them recomputes them from `per_replicate_scores`.
+Only counts, means, pass@k / pass^k point estimates and raw per-replicate scores are stored.
+Confidence intervals and significance tests are computed when a report is rendered (see
+`coder_eval.experiments.stats`), so a consumer that wants them recomputes them from
+`per_replicate_scores` (and the replicate statuses in `task_summaries`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,20 @@ from pydantic import Field, computed_field
 from coder_eval.models.base import RecordModel
 from coder_eval.models.run import nothing_was_measured
 from coder_eval.models.status import FinalStatus
+
+
+class PassKEstimate(RecordModel):
+    """An arm's pass@k and pass^k at one k: the mean over its tasks of the unbiased per-task estimates.
+
+    Computed from the replicate statuses (`coder_eval.experiments.passk`); tasks with fewer than
+    k graded replicates are left out and counted in `tasks_excluded`.
+    """
+
+    k: int = Field(description="Tries per task.")
+    pass_at_k: float = Field(description="Mean over tasks of 1 - C(n-c,k)/C(n,k): at least one of k tries succeeds.")
+    pass_hat_k: float = Field(description="Mean over tasks of C(c,k)/C(n,k): all k tries succeed.")
+    tasks: int = Field(description="Tasks with at least k graded replicates (the mean is over these).")
+    tasks_excluded: int = Field(0, description="Tasks with fewer than k graded replicates, left out.")
 
 
 class VariantAggregate(RecordModel):
@@ -35,6 +50,10 @@ class VariantAggregate(RecordModel):
     replicate_count: int = Field(0, description="Highest replicate count of any task under this variant.")
     tasks_token_budget_exceeded: int = Field(0, description="Rows stopped by their token budget.")
     tasks_cost_budget_exceeded: int = Field(0, description="Rows stopped by their cost budget.")
+    pass_k: list[PassKEstimate] = Field(
+        default_factory=list,
+        description="pass@k and pass^k for k = 1, 2, 3, 5, 10, ... up to the replicates (point estimates).",
+    )
 
     @property
     def tasks_graded(self) -> int:

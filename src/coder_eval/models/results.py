@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, computed_field
 
 from coder_eval.models.base import RecordModel
+from coder_eval.models.network import NetworkRecord
 from coder_eval.models.status import FinalStatus
 from coder_eval.models.telemetry import CommandStatistics, TokenUsage, TurnRecord
 
@@ -191,7 +192,11 @@ class EvaluationResult(RecordModel):
         description="The agent's turns: prompts, replies, tool calls, tokens (read also from `turns`).",
     )
 
-    error_message: str | None = Field(None, description="One-line reason for ERROR or BUILD_FAILED.")
+    error_message: str | None = Field(
+        None,
+        description="One-line reason for ERROR or BUILD_FAILED; for a unit that did not succeed after its "
+        "network refused a request, also that refusal.",
+    )
     error_details: str | None = Field(None, description="Longer detail for the error (a traceback for a bug).")
     error_log_tail: str | None = Field(None, description="The last lines of the agent's log when it crashed.")
 
@@ -251,6 +256,9 @@ class EvaluationResult(RecordModel):
     post_run_results: list[CommandResult] = Field(default_factory=list, description="Outcome of each post_run command.")
     simulation: dict[str, Any] | None = Field(None, description="What the simulated user did, when the task has one.")
     early_stop: EarlyStopInfo | None = Field(None, description="Why and when the agent was stopped early, if it was.")
+    network: NetworkRecord | None = Field(
+        None, description="The unit's network policy as it held, and every egress attempt it made."
+    )
     record_notes: RecordNotes | None = Field(
         None, description="Set when this record was read from another format: what was mapped and what was not."
     )

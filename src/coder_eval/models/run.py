@@ -104,6 +104,9 @@ class RunSummary(RecordModel):
     )
     units_finished: int | None = Field(None, description="Units with a record when run.json was written.")
     interrupted: bool = Field(False, description="The run stopped (signal, interrupt) before every planned unit ran.")
+    interrupt_reason: str | None = Field(
+        None, description="Why the run stopped early when it was not a signal (e.g. the --max-cost-usd limit)."
+    )
     record_conversions: list[str] = Field(
         default_factory=list,
         description="Records read from another format (the reference system's): what was mapped and what was not.",
@@ -115,7 +118,8 @@ class RunSummary(RecordModel):
             return None
         done = self.units_finished if self.units_finished is not None else self.tasks_run
         planned = "?" if self.units_planned is None else str(self.units_planned)
-        return f"Interrupted: {done} of {planned} planned units finished; figures cover only those."
+        why = f" ({self.interrupt_reason})" if self.interrupt_reason else ""
+        return f"Interrupted: {done} of {planned} planned units finished{why}; figures cover only those."
 
     @property
     def tasks_graded(self) -> int:

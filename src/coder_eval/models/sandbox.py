@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from coder_eval.models.base import NonBlank, StrictModel, escapes_root
+from coder_eval.models.network import NetworkMode, parse_host_rule
 from coder_eval.models.registry import Registry
 
 SANDBOX_DRIVERS: Registry[str] = Registry("sandbox driver")
@@ -277,16 +278,31 @@ class SandboxConfig(StrictModel):
         description="Host environment variables (by name) that commands and the agent also get; "
         "everything not on the allowlist stays out.",
     )
-    network: Literal["none", "host"] = Field(
-        "none",
-        description="bubblewrap: 'none' gives the unit no network but its gateway route (set-up installs excepted); "
-        "'host' shares the host's. docker uses docker.network.",
+    network: NetworkMode | None = Field(
+        None,
+        description="The unit's network after set-up: 'none' (nothing but its gateway route), 'allowlist' (only "
+        "allow_hosts and the package indexes the operator's tools use, through the harness's egress proxy) or "
+        "'host' (the host's network). Default: allowlist under bubblewrap and docker; tempdir cannot hold "
+        "any policy and always has the host's network. Set-up installs (sandbox.python, sandbox.node) are "
+        "always made with the host's network.",
+    )
+    allow_hosts: list[str] = Field(
+        default_factory=list,
+        description="With network: allowlist, destinations the unit may reach besides the package indexes: "
+        "host, host:port, *.domain or *.domain:port.",
+        json_schema_extra={"merge": "append"},
     )
     allow_host_paths: bool = Field(
         False,
         description="Let template_dir, mock_path_dirs and extra_mounts name host paths outside the task directory.",
     )
     docker: DockerConfig | None = Field(None, description="Settings for driver: docker.")
+    keep_services: bool = Field(
+        False,
+        description="Leave the processes the agent (or the oracle) left running alive into grading, for a "
+        "verifier that probes a service they serve. bubblewrap and docker only; they are still ended before "
+        "any criterion that sees the reference, after each criterion that runs commands, and at the end.",
+    )
 
     @field_validator("python", mode="before")
     @classmethod
@@ -297,6 +313,13 @@ class SandboxConfig(StrictModel):
     @classmethod
     def _patterns(cls, values: list[str]) -> list[str]:
         return check_ignore_patterns(values)
+
+    @field_validator("allow_hosts")
+    @classmethod
+    def _host_rules(cls, values: list[str]) -> list[str]:
+        for value in values:
+            parse_host_rule(value)
+        return [v.strip() for v in values]
 
     def passthrough(self) -> list[str]:
         """Every environment variable name the task lets through."""
@@ -322,4 +345,11 @@ class SandboxConfig(StrictModel):
         dupes = sorted({t for t in tools if tools.count(t) > 1})
         if dupes:
             raise ValueError(f"record_cli names {', '.join(dupes)} more than once")
+        own = self.docker.network if self.docker is not None else None
+        if own and self.network is not None and (own == "none") != (self.network in ("none", "allowlist")):
+            raise ValueError(
+                f"sandbox.network {self.network} contradicts docker.network {own}: 'none' and 'allowlist' take the "
+                "container off every docker network (leave docker.network unset or 'none'); 'host' keeps the one "
+                "docker.network names"
+            )
         return self

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, computed_field
 
 from coder_eval.models.base import RecordModel
+from coder_eval.models.experiment_results import PassKEstimate
 from coder_eval.models.run import nothing_was_measured
 
 FAILED_SAMPLES_CAP = 20
@@ -94,6 +95,14 @@ class SuiteRollup(RecordModel):
         default_factory=list, description="Per criterion: metrics and suite gates."
     )
     passed: bool = Field(True, description="True when every suite gate passed.")
+    pass_k: list[PassKEstimate] = Field(
+        default_factory=list, description="pass@k and pass^k over the rows, from their replicates (point estimates)."
+    )
+    replicate_strips: dict[str, str] = Field(
+        default_factory=dict,
+        description="Row -> its replicate outcomes in order (✓ succeeded, ✗ failed, ! error, · not graded); "
+        "only when rows were replicated.",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property

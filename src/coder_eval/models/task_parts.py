@@ -46,10 +46,26 @@ class RunLimits(StrictModel):
         return data
 
 
+class ReferenceSolve(StrictModel):
+    """How the oracle applies the reference: a command run in the sandbox instead of copying its files."""
+
+    command: NonBlank = Field(
+        description="Shell command run in the sandbox before grading under the oracle, from the workspace, "
+        "with REFERENCE_DIR set to the reference directory as the sandbox sees it (read-only)."
+    )
+    env: dict[str, str] = Field(default_factory=dict, description="Variables the command runs with.")
+    timeout: int = Field(600, ge=1, le=3600, description="Seconds (1-3600).")
+
+
 class ReferenceConfig(StrictModel):
     """A reference solution directory, never visible to the agent."""
 
     directory: NonBlank = Field(description="Directory relative to the task YAML; exposed as $REFERENCE_DIR.")
+    solve: ReferenceSolve | None = Field(
+        None,
+        description="How the oracle applies the reference (a Harbor task's solve.sh); without it, the oracle "
+        "writes the reference files into the workspace.",
+    )
 
     @field_validator("directory")
     @classmethod

@@ -109,6 +109,7 @@ class ProviderCallCost(RecordModel):
     """One model call as the gateway saw it: protocol, model, latency, buckets, cost, outcome."""
 
     protocol: str = Field("", description="Wire protocol of the call (anthropic, openai_chat, ...).")
+    provider: str | None = Field(None, description="The provider profile the call was sent to (direct, record).")
     model: str | None = Field(None, description="Model named in the request.")
     latency_ms: float = Field(0.0, description="Time until the full reply.")
     token_usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens and cost of the call.")

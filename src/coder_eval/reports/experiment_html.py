@@ -7,22 +7,26 @@ that came from a task or an experiment file is HTML-escaped.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from coder_eval.common.untrusted_text import clean_text
 from coder_eval.experiments.analysis import (
     VariantStatistics,
+    arm_trials,
     clamp_unit,
     compare_two_arms,
     interval_text,
+    row_trials,
     task_score,
     variant_statistics,
     variant_statistics_from_rows,
 )
+from coder_eval.experiments.passk import TaskTrials, k_values
 from coder_eval.experiments.ranking import RANKING_HEADERS, Ranking, rank_arms, ranking_rows
 from coder_eval.experiments.stats import MeanEstimate, PairedComparison, bootstrap_mean
 from coder_eval.models.experiment_results import ExperimentResult, VariantAggregate
 from coder_eval.models.results import EvaluationResult
+from coder_eval.reports import passk_tables
 from coder_eval.reports.experiment_markdown import (
     best_label,
     comparison_rows,
@@ -215,6 +219,7 @@ def render_experiment_html(result: ExperimentResult, *, links: Links = ()) -> st
         f'<p class="note">{escape(method_note())}</p>',
         "<h2>Variants</h2>",
         _variant_table(result),
+        _pass_k({v: arm_trials(result, v) for v in result.variant_ids}),
         _comparison(compare_two_arms(result)),
         _ranking(rank_arms(result)),
         "<h2>Tasks</h2>",
@@ -249,6 +254,22 @@ def _variant_cells(aggregate: VariantAggregate, statistics: VariantStatistics) -
         format_tokens(aggregate.total_tokens),
         format_duration(aggregate.average_duration),
     ]
+
+
+def _pass_k(trials_by_arm: Mapping[str, Sequence[TaskTrials]], *, single: bool = False) -> str:
+    """The pass@k / pass^k tables (per arm and k, then per task with its replicate strip)."""
+    k = passk_tables.largest_k(trials_by_arm)
+    if k is None:
+        return ""
+    arms = _table(passk_tables.ARM_HEADERS, passk_tables.arms_rows(trials_by_arm, k_values(k)), frozenset({1, 2, 4}))
+    headers = passk_tables.task_headers(list(trials_by_arm), k, single=single)
+    tasks = _table(headers, passk_tables.task_rows(trials_by_arm, k))
+    hidden = passk_tables.hidden_tasks(trials_by_arm)
+    more = f'<p class="note">{hidden} more tasks are not shown in this table.</p>' if hidden else ""
+    return (
+        f"<h2>pass@k and pass^k</h2>{arms}<p>Per task, at k = {k}:</p>{tasks}{more}"
+        f'<p class="note">{escape(passk_tables.pass_k_note())}</p>'
+    )
 
 
 def _comparison(comparison: PairedComparison | None) -> str:
@@ -310,6 +331,7 @@ def render_variant_html(aggregate: VariantAggregate, results: Sequence[Evaluatio
         f"<h1>Variant {escape(aggregate.variant_id)}</h1>",
         _chips(_variant_chips(aggregate, statistics)),
         f'<p class="note">{escape(method_note())}</p>',
+        _pass_k({aggregate.variant_id: row_trials(rows)}, single=True),
         "<h2>Tasks</h2>",
         _variant_task_table(groups, estimates),
         "<h2>Score per task</h2>",

@@ -10,10 +10,12 @@ from collections.abc import Sequence
 
 from coder_eval.experiments.analysis import (
     VariantStatistics,
+    arm_trials,
     clamp_unit,
     compare_two_arms,
     interval_text,
     p_value_text,
+    row_trials,
     task_score,
     variant_statistics,
     variant_statistics_from_rows,
@@ -33,6 +35,7 @@ from coder_eval.experiments.stats import (
 from coder_eval.experiments.verdict import MIN_REPLICATES, MIN_TASKS
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
 from coder_eval.models.results import EvaluationResult
+from coder_eval.reports import passk_tables
 from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
 from coder_eval.reports.markdown import cell, code, fenced
 
@@ -57,6 +60,7 @@ def render_experiment_markdown(result: ExperimentResult) -> str:
     sections = [
         _experiment_header(result),
         _variant_table(result),
+        passk_tables.markdown_section({v: arm_trials(result, v) for v in result.variant_ids}),
         _comparison_section(compare_two_arms(result)),
         _ranking_section(rank_arms(result)),
         _task_table(result),
@@ -243,7 +247,12 @@ def render_variant_markdown(aggregate: VariantAggregate, results: Sequence[Evalu
     """variant.md: one variant's rollup with intervals, and its per-task table and chart."""
     rows = [r for r in results if r.variant_id == aggregate.variant_id]
     statistics = variant_statistics_from_rows(aggregate, rows)
-    sections = [_variant_header(aggregate, statistics), _variant_task_table(rows), _variant_chart(rows)]
+    sections = [
+        _variant_header(aggregate, statistics),
+        passk_tables.markdown_section({aggregate.variant_id: row_trials(rows)}, single=True),
+        _variant_task_table(rows),
+        _variant_chart(rows),
+    ]
     return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
 
 

@@ -6,12 +6,10 @@ from the network, and every string that came from a task, an agent or a judge is
 
 from __future__ import annotations
 
-import html
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from coder_eval.common.untrusted_text import clean_text
 from coder_eval.models.results import CommandResult, CriterionResult, EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.status import FinalStatus
@@ -33,73 +31,13 @@ from coder_eval.reports.format import (
     row_status,
     truncate,
 )
+from coder_eval.reports.html_page import cell, escape, header_row, network_table, page
 
 DETAIL_LIMIT = 2000
 PARAMETER_LIMIT = 300
 
-_STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#1f2328}
-h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
-table{border-collapse:collapse;margin:.5rem 0;width:100%}
-th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#f6f8fa}table.sortable th{cursor:pointer}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-.badge{display:inline-block;border-radius:1rem;padding:0 .6rem;font-size:.85em;font-weight:600}
-.cat-succeeded{background:#dafbe1;color:#116329}.cat-failed{background:#ffebe9;color:#a40e26}
-.cat-error{background:#fff1c2;color:#7d4e00}.cat-ungraded{background:#eaeef2;color:#57606a}
-.early{background:#ddf4ff;color:#0a3069}
-.chips span{margin-right:1rem}
-tr.outcome-fail td{background:#fff5f5}tr.outcome-info td,tr.outcome-skipped td{color:#57606a}
-details{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem .6rem}
-summary{cursor:pointer}
-pre{background:#f6f8fa;padding:.5rem;white-space:pre-wrap;word-break:break-word}
-.note{color:#57606a}
-"""
-
-_SORT_SCRIPT = """
-document.querySelectorAll("table.sortable th").forEach(function (th) {
-  th.addEventListener("click", function () {
-    var body = th.closest("table").tBodies[0], col = th.cellIndex;
-    var asc = th.dataset.dir !== "asc";
-    th.dataset.dir = asc ? "asc" : "desc";
-    var key = function (row) { var c = row.cells[col]; return c.dataset.v || c.textContent; };
-    Array.from(body.rows).sort(function (a, b) {
-      var x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
-      var cmp = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
-      return asc ? cmp : -cmp;
-    }).forEach(function (row) { body.appendChild(row); });
-  });
-});
-"""
-
-
-def escape(text: str) -> str:
-    """HTML-escaped, with escape sequences, control characters and bidi overrides taken out first
-    (see common/untrusted_text.py): a browser would show them, reordering or hiding text."""
-    return html.escape(clean_text(text))
-
 
 # --- shared building blocks -------------------------------------------------------------------
-
-
-def _page(title: str, body: Iterable[str]) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + f"\n<script>{_SORT_SCRIPT}</script>\n</body>\n</html>\n"
-    )
-
-
-def _cell(value: object, *, numeric: bool = False, sort_key: float | None = None) -> str:
-    attrs = ' class="num"' if numeric else ""
-    if sort_key is not None:
-        attrs += f' data-v="{sort_key}"'
-    return f"<td{attrs}>{escape(str(value))}</td>"
-
-
-def _header_row(*labels: str) -> str:
-    return "<thead><tr>" + "".join(f"<th>{escape(label)}</th>" for label in labels) + "</tr></thead>"
 
 
 def _badge(status: FinalStatus) -> str:
@@ -121,16 +59,16 @@ def _criteria_table(criteria: list[CriterionResult]) -> str:
         return '<p class="note">No criteria results.</p>'
     rows = [
         f'<tr class="outcome-{c.outcome}">'
-        + _cell(f"{OUTCOME_MARK[c.outcome]} {OUTCOME_LABEL[c.outcome]}")
-        + _cell(c.criterion_type)
-        + _cell(c.description)
-        + _cell(format_score(c.score) if c.evaluation_status == "evaluated" else "n/a", numeric=True)
-        + _cell(format_score(c.pass_threshold), numeric=True)
-        + _cell(truncate(c.error or c.details, DETAIL_LIMIT))
+        + cell(f"{OUTCOME_MARK[c.outcome]} {OUTCOME_LABEL[c.outcome]}")
+        + cell(c.criterion_type)
+        + cell(c.description)
+        + cell(format_score(c.score) if c.evaluation_status == "evaluated" else "n/a", numeric=True)
+        + cell(format_score(c.pass_threshold), numeric=True)
+        + cell(truncate(c.error or c.details, DETAIL_LIMIT))
         + "</tr>"
         for c in criteria
     ]
-    header = _header_row("Outcome", "Criterion", "Description", "Score", "Threshold", "Details")
+    header = header_row("Outcome", "Criterion", "Description", "Score", "Threshold", "Details")
     return f"<table>{header}<tbody>{''.join(rows)}</tbody></table>"
 
 
@@ -144,14 +82,14 @@ def _commands_table(title: str, commands: list[CommandResult]) -> str:
         return ""
     rows = [
         "<tr>"
-        + _cell(c.command)
-        + _cell("n/a" if c.exit_code is None else c.exit_code, numeric=True)
-        + _cell(format_duration(c.duration_seconds), numeric=True)
-        + _cell(truncate(c.error or c.stderr, DETAIL_LIMIT))
+        + cell(c.command)
+        + cell("n/a" if c.exit_code is None else c.exit_code, numeric=True)
+        + cell(format_duration(c.duration_seconds), numeric=True)
+        + cell(truncate(c.error or c.stderr, DETAIL_LIMIT))
         + "</tr>"
         for c in commands
     ]
-    header = _header_row("Command", "Exit code", "Duration", "Error / stderr")
+    header = header_row("Command", "Exit code", "Duration", "Error / stderr")
     return f"<h3>{escape(title)}</h3><table>{header}<tbody>{''.join(rows)}</tbody></table>"
 
 
@@ -170,6 +108,7 @@ def _result_body(result: EvaluationResult) -> str:
     if result.post_failure_criteria_results:
         parts.append("<h3>Post-failure evidence (diagnostic only)</h3>")
         parts.append(_criteria_table(result.post_failure_criteria_results))
+    parts.append(network_table(result))
     parts.append(_commands_table("Pre-run commands", result.pre_run_results))
     parts.append(_commands_table("Post-run commands", result.post_run_results))
     parts.append(_error_block(result))
@@ -219,7 +158,7 @@ def render_run_html(
         _skipped_list(summary),
         _conversions_list(summary),
     ]
-    return _page(f"Coder Eval run {summary.run_id}", body)
+    return page(f"Coder Eval run {summary.run_id}", body)
 
 
 def _run_header(summary: RunSummary) -> str:
@@ -258,7 +197,7 @@ def _run_header(summary: RunSummary) -> str:
 def _run_table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return '<h2>Tasks</h2><p class="note">No tasks were run.</p>'
-    header = _header_row("Status", "Task", "Variant", "Rep", "Score", "Duration", "Turns", "Tokens", "Cost")
+    header = header_row("Status", "Task", "Variant", "Rep", "Score", "Duration", "Turns", "Tokens", "Cost")
     body = "".join(_run_table_row(row) for row in rows)
     return f'<h2>Tasks</h2><table class="sortable">{header}<tbody>{body}</tbody></table>'
 
@@ -272,14 +211,14 @@ def _run_table_row(row: Mapping[str, Any]) -> str:
     cost = row.get("total_cost_usd")
     return (
         f'<tr><td data-v="{status.category}">{badges}</td>'
-        + _cell(row.get("task_id", ""))
-        + _cell(row.get("variant_id", ""))
-        + _cell(row.get("replicate_index", 0), numeric=True)
-        + _cell(format_score(score), numeric=True, sort_key=-1.0 if score is None else score)
-        + _cell(format_duration(row.get("duration")), numeric=True, sort_key=row.get("duration") or 0.0)
-        + _cell(row.get("iteration_count", 0), numeric=True)
-        + _cell(format_tokens(row.get("total_tokens")), numeric=True, sort_key=row.get("total_tokens") or 0)
-        + _cell(
+        + cell(row.get("task_id", ""))
+        + cell(row.get("variant_id", ""))
+        + cell(row.get("replicate_index", 0), numeric=True)
+        + cell(format_score(score), numeric=True, sort_key=-1.0 if score is None else score)
+        + cell(format_duration(row.get("duration")), numeric=True, sort_key=row.get("duration") or 0.0)
+        + cell(row.get("iteration_count", 0), numeric=True)
+        + cell(format_tokens(row.get("total_tokens")), numeric=True, sort_key=row.get("total_tokens") or 0)
+        + cell(
             format_usd(cost, floor=not row.get("cost_complete", True)),
             numeric=True,
             sort_key=-1.0 if cost is None else cost,
@@ -318,7 +257,7 @@ def render_task_html(result: EvaluationResult, *, links: Links = ()) -> str:
         _dialog_section(result.simulation),
         _turns_section(result.iterations),
     ]
-    return _page(f"Coder Eval task {title}", body)
+    return page(f"Coder Eval task {title}", body)
 
 
 def _dialog_section(simulation: dict[str, Any] | None) -> str:
@@ -358,14 +297,14 @@ def _task_facts(result: EvaluationResult) -> str:
 def _turns_section(turns: list[TurnRecord]) -> str:
     if not turns:
         return '<h2>Turns</h2><p class="note">No turns were recorded.</p>'
-    header = _header_row("Turn", "Duration", "Tool calls", "Tokens", "Crashed")
+    header = header_row("Turn", "Duration", "Tool calls", "Tokens", "Crashed")
     rows = "".join(
         "<tr>"
-        + _cell(t.iteration, numeric=True)
-        + _cell(format_duration(t.duration_seconds), numeric=True)
-        + _cell(len(t.commands), numeric=True)
-        + _cell(format_tokens(t.token_usage.total_tokens), numeric=True)
-        + _cell(f"yes: {t.crash_reason or 'no reason recorded'}" if t.crashed else "no")
+        + cell(t.iteration, numeric=True)
+        + cell(format_duration(t.duration_seconds), numeric=True)
+        + cell(len(t.commands), numeric=True)
+        + cell(format_tokens(t.token_usage.total_tokens), numeric=True)
+        + cell(f"yes: {t.crash_reason or 'no reason recorded'}" if t.crashed else "no")
         + "</tr>"
         for t in turns
     )
@@ -374,14 +313,14 @@ def _turns_section(turns: list[TurnRecord]) -> str:
 
 
 def _tool_calls(turn: TurnRecord) -> str:
-    header = _header_row("#", "Tool", "Status", "Duration (ms)", "Parameters")
+    header = header_row("#", "Tool", "Status", "Duration (ms)", "Parameters")
     rows = "".join(
         "<tr>"
-        + _cell(c.sequence, numeric=True)
-        + _cell(c.tool_name)
-        + _cell(c.status)
-        + _cell(f"{c.duration_ms:.0f}", numeric=True)
-        + _cell(truncate(json.dumps(c.parameters, ensure_ascii=False, default=str), PARAMETER_LIMIT))
+        + cell(c.sequence, numeric=True)
+        + cell(c.tool_name)
+        + cell(c.status)
+        + cell(f"{c.duration_ms:.0f}", numeric=True)
+        + cell(truncate(json.dumps(c.parameters, ensure_ascii=False, default=str), PARAMETER_LIMIT))
         + "</tr>"
         for c in turn.commands
     )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from coder_eval.experiments.passk import TaskTrials
 from coder_eval.models.suite import CriterionAggregate, CriterionStat, FailedRowSummary, SuiteRollup, ThresholdCheck
+from coder_eval.reports import passk_tables
 from coder_eval.reports.format import format_percent, format_score
 from coder_eval.reports.markdown import cell
 
@@ -30,9 +32,26 @@ def _headline(rollup: SuiteRollup) -> list[str]:
         f"- Rows: {rollup.rows_total} total · {rollup.rows_passed} passed · {rollup.rows_failed} failed"
         f" · {rollup.rows_error} error",
         f"- Pass rate: {format_percent(rollup.pass_rate)}",
+        *_pass_k_line(rollup),
         f"- Average weighted score: {format_score(rollup.average_weighted_score)}",
         "",
     ]
+
+
+def _pass_k_line(rollup: SuiteRollup) -> list[str]:
+    """`pass@k / pass^k: k=2 0.750 / 0.500 · …` beside the pass rate, when rows were replicated."""
+    figures = [f for f in rollup.pass_k if f.k > 1]
+    if not figures:
+        return []
+    return ["- pass@k / pass^k: " + " · ".join(f"k={f.k} {f.pass_at_k:.3f} / {f.pass_hat_k:.3f}" for f in figures)]
+
+
+def _pass_k_section(rollup: SuiteRollup) -> list[str]:
+    """The per-k table with intervals and the per-row strips, rebuilt from the recorded strips."""
+    if not rollup.replicate_strips:
+        return []
+    trials = [TaskTrials.from_strip(row, strip) for row, strip in rollup.replicate_strips.items()]
+    return [*passk_tables.markdown_section({rollup.variant_id: trials}, single=True), ""]
 
 
 def _stats_table(stats: list[CriterionStat]) -> list[str]:
@@ -133,6 +152,7 @@ def _failed_samples(samples: list[FailedRowSummary], rows_not_passed: int) -> li
 def render_suite_markdown(rollup: SuiteRollup) -> str:
     """suite.md for one rollup."""
     lines = _headline(rollup)
+    lines += _pass_k_section(rollup)
     lines += _stats_table(rollup.criterion_stats)
     if rollup.criterion_aggregates:
         lines += ["## Suite metrics", ""]

@@ -114,7 +114,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self, workspace: Path, request: SandboxRequest, finisher: Finisher | None, *, existing: bool = False
     ) -> None:
         super().__init__(workspace, request, finisher, existing=existing)
-        self.isolated_net = self.relay_gateway = request.config.network == "none"
+        self.hold_network("bubblewrap")
+        self.relay_gateway = self.isolated_net
         self._binary = bwrap_binary() or "bwrap"
         # `python`/`python3` as on the host, where they often come from shims the sandbox cannot see
         self.bin_dir = self.unit_dir / "bin"
@@ -156,7 +157,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         for path in rw:
             args += ["--bind", path, path]
         args += ["--ro-bind", str(self.share_dir), str(SHARE_INNER), "--ro-bind", str(self.bin_dir), str(self.bin_dir)]
-        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (record_cli)
+        args += ["--ro-bind", str(self.socket_dir), str(SOCKETS_INNER)]  # harness services (record_cli, egress proxy)
         return args
 
     def _bwrap(self, *, extra_rw: tuple[Path, ...] = (), net: bool, cwd: Path | None = None) -> list[str]:
@@ -225,11 +226,21 @@ class BubblewrapEnvironment(IsolatedEnvironment):
 
     def reach(self, url: str) -> str:
         inside = super().reach(url)
-        if inside != url and self._relay is None:
+        if inside != url:
             self.ensure_holder()
+            self._ensure_relay()
+        return inside
+
+    def ensure_holder(self) -> None:
+        super().ensure_holder()
+        if self.egress is not None:  # every command after set-up may go out through the proxy
+            self._ensure_relay()
+
+    def _ensure_relay(self) -> None:
+        """The relay inside (gateway and egress proxy), started once, when first needed."""
+        if self._relay is None:
             argv = [*self._enter(self.workspace, {}), *self.holder_argv(self.python)]
             self._relay = self._start_holder(argv, env={})
-        return inside
 
     def _enter(self, cwd: Path, loader: Mapping[str, str]) -> list[str]:
         """The way into the holder's namespaces as uid 1000 without capabilities, then `cwd`.
@@ -241,7 +252,8 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         script = ENTRY_SCRIPT
         if self.limits.disk:  # the largest file any process may write (dash counts 512-byte blocks)
             script = f"ulimit -f {self.limits.disk * 2048} && {script}"
-        return [*self.userns.enter_argv(), *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
+        enter = self.userns.enter_argv(own_net=self.isolated_net)
+        return [*enter, *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)

@@ -82,8 +82,12 @@ class UnitUserns(ABC):
         """The sandbox runs its command: bwrap has finished arranging its namespaces."""
 
     @abstractmethod
-    def enter_argv(self) -> list[str]:
-        """The command line that puts what follows it inside the unit, as uid 1000 without capabilities."""
+    def enter_argv(self, *, own_net: bool = True) -> list[str]:
+        """The command line that puts what follows it inside the unit, as uid 1000 without capabilities.
+
+        `own_net`: the unit has a network namespace of its own to enter; one that shares the host's
+        (`network: host`) has none, and an unprivileged harness could not enter the host's anyway.
+        """
 
     def close(self) -> None:  # noqa: B027 - most schemes hold nothing
         """Release what the scheme holds for the unit."""
@@ -133,8 +137,8 @@ class MappedUserns(UnitUserns):
                 with contextlib.suppress(OSError):
                     os.write(release, b"1")
 
-    def enter_argv(self) -> list[str]:
-        flags = ["-U", "-S", str(INSIDE_UID), "-G", str(INSIDE_GID), "-m", "-u", "-i", "-n", "-p", "-r"]
+    def enter_argv(self, *, own_net: bool = True) -> list[str]:
+        flags = ["-U", "-S", str(INSIDE_UID), "-G", str(INSIDE_GID), "-m", "-u", "-i", *_net(own_net), "-p", "-r"]
         return [host_tool("nsenter"), "-t", str(self.child), *flags, "--"]
 
 
@@ -168,11 +172,11 @@ class NestedUserns(UnitUserns):
         finally:
             os.close(inner)
 
-    def enter_argv(self) -> list[str]:
+    def enter_argv(self, *, own_net: bool = True) -> list[str]:
         assert self._outer is not None
         nsenter = host_tool("nsenter")
         outer = [nsenter, f"--user=/proc/{os.getpid()}/fd/{self._outer}", "--preserve-credentials"]
-        outer += ["-t", str(self.child), "-m", "-u", "-i", "-n", "-p", "-r", "--"]
+        outer += ["-t", str(self.child), "-m", "-u", "-i", *_net(own_net), "-p", "-r", "--"]
         # inside: /proc is the unit's own, and its PID 1 (bwrap's init) lives in the nested namespace
         return [*outer, nsenter, "--user=/proc/1/ns/user", "--preserve-credentials", "--"]
 
@@ -194,9 +198,13 @@ class RootOwnUserns(UnitUserns):
     def bwrap_flags(self, block_fd: int | None) -> list[str]:
         return ["--unshare-user", "--uid", str(INSIDE_UID), "--gid", str(INSIDE_GID), "--cap-drop", "ALL"]
 
-    def enter_argv(self) -> list[str]:
-        flags = ["-U", "-S", str(INSIDE_UID), "-G", str(INSIDE_GID), "-m", "-u", "-i", "-n", "-p", "-r"]
+    def enter_argv(self, *, own_net: bool = True) -> list[str]:
+        flags = ["-U", "-S", str(INSIDE_UID), "-G", str(INSIDE_GID), "-m", "-u", "-i", *_net(own_net), "-p", "-r"]
         return [host_tool("nsenter"), "-t", str(self.child), *flags, "--"]
+
+
+def _net(own: bool) -> list[str]:
+    return ["-n"] if own else []
 
 
 def userns_for(user: UnitUser) -> UnitUserns:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
+from coder_eval.models.network import NetworkRecord
 from coder_eval.sandbox.environment import Command, Launch, SandboxEnvironment
 
 
@@ -156,6 +157,12 @@ class BoundedEnvironment:
     def kill_all(self) -> None:
         self.inner.kill_all()
 
+    def network_phase(self, phase: str) -> None:
+        network_phase(self.inner, phase)
+
+    def network_record(self) -> NetworkRecord | None:
+        return network_record(self.inner)
+
     def finish(self) -> Path | None:
         return self.inner.finish()
 
@@ -172,3 +179,17 @@ def limits_in_force(env: SandboxEnvironment) -> dict[str, str]:
     check = getattr(env, "limits_in_force", None)
     found = check() if callable(check) else {}
     return dict(found) if isinstance(found, dict) else {}
+
+
+def network_phase(env: SandboxEnvironment, phase: str) -> None:
+    """Tell `env`'s egress record what the unit does now (drivers without one ignore it)."""
+    note = getattr(env, "network_phase", None)
+    if callable(note):
+        note(phase)
+
+
+def network_record(env: SandboxEnvironment) -> NetworkRecord | None:
+    """`env`'s network policy and egress attempts, where its driver keeps them."""
+    read = getattr(env, "network_record", None)
+    found = read() if callable(read) else None
+    return found if isinstance(found, NetworkRecord) else None

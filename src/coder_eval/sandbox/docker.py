@@ -2,9 +2,10 @@
 
 The container starts when the unit's sandbox is created, with the holder as its main process
 (PID 1), and is removed when the unit finishes. Set-up commands (uv, npm) run in it with the
-bridge network; `seal()` then disconnects it when `docker.network` is `none` (the default), so
-pre_run, the agent and the criteria have loopback only, and reach the gateway through the
-holder's relay and the unit's bridged Unix socket. Mounted: the workspace and the unit's HOME
+bridge network; `seal()` then disconnects it unless the unit keeps a network (`sandbox.network:
+host`, or a `docker.network` of its own), so pre_run, the agent and the criteria have loopback
+only, and reach the gateway (and, under `network: allowlist`, the egress proxy) through the
+holder's relay and the unit's Unix sockets. Mounted: the workspace and the unit's HOME
 read-write at their host paths, the share directory read-only, the agent's CLI and uv read-only,
 and `extra_mounts`. Memory, CPU and PID limits are docker's. The agent's CLI runs inside through
 `docker exec`; variables reach it by name (`-e NAME`), so no value appears on a command line.
@@ -57,10 +58,15 @@ class DockerEnvironment(IsolatedEnvironment):
     ) -> None:
         super().__init__(workspace, request, finisher, existing=not seed)
         docker = request.config.docker
-        self.network = (docker.network if docker and docker.network else None) or "none"
-        self.isolated_net = self.network == "none"
+        self.hold_network("docker")
+        own = docker.network if docker and docker.network else None
+        if own and own != "none":
+            self.docker_network = own
+        else:
+            self.docker_network = "host" if self.network.mode == "host" else "none"
+        self.isolated_net = self.docker_network == "none"
         # any network but the host's has a loopback of its own: the route comes through the bridge
-        self.relay_gateway = self.network != "host"
+        self.relay_gateway = self.docker_network != "host"
         self.image = image
         self.name = f"coder-eval-{uuid.uuid4().hex[:12]}"
         # `python` for images (like the debootstrap base) that have only python3; last on PATH
@@ -81,7 +87,7 @@ class DockerEnvironment(IsolatedEnvironment):
     def _run_argv(self) -> list[str]:
         cfg = self.config
         limits = cfg.limits
-        start_net = "bridge" if self.isolated_net else self.network
+        start_net = "bridge" if self.isolated_net else self.docker_network
         argv = [_docker(), "run", "--rm", "-i", "--name", self.name, "--network", start_net, "--init=false"]
         # no privilege inside: a non-zero uid, no capabilities, nothing that could grant one
         argv += ["--user", f"{self.unit_user.uid}:{self.unit_user.gid}", "--cap-drop", "ALL"]
@@ -102,6 +108,7 @@ class DockerEnvironment(IsolatedEnvironment):
         for rw in (self.workspace, self.home_dir):
             argv += ["-v", f"{rw}:{rw}"]
         argv += ["-v", f"{self.share_dir}:{SHARE_INNER}:ro", "-v", f"{self.bridge.path}:{SOCKET_INNER}"]
+        argv += ["-v", f"{self.socket_dir}:{SOCKETS_INNER}:ro"]  # harness services (the egress proxy)
         argv += ["-v", f"{self.bin_dir}:{self.bin_dir}:ro"]
         argv += ["-v", f"{self.socket_dir}:{SOCKETS_INNER}:ro"]  # harness services (record_cli)
         from coder_eval.sandbox.environments import find_uv

@@ -7,9 +7,10 @@ only and is passed as source (`python3 -c`); nothing here imports Coder Eval. It
   or died) it exits, and with PID 1 gone the kernel kills everything left in the namespace;
 - reap orphans (a PID 1 duty), so processes the unit left behind do not pile up as zombies;
 - relay TCP connections to 127.0.0.1:<port> inside to a Unix socket the harness bridged in: the
-  only way out of a namespace without a network, used to reach the unit's own gateway route.
+  only way out of a namespace without a network, used to reach the unit's own gateway route and,
+  under `network: allowlist`, its egress proxy.
 
-Usage: python3 -c "$(source)" <port> <unix socket path>   (port 0: no relay)
+Usage: python3 -c "$(source)" [<port>:<unix socket path> ...]   (none: no relay)
 """
 
 HOLDER_SOURCE = r"""
@@ -64,10 +65,10 @@ def reap():
             pass
 
 def main():
-    port, path = int(sys.argv[1]), sys.argv[2]
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
-    if port:
-        server = relay(port, path)
+    for pair in sys.argv[1:]:
+        port, _, path = pair.partition(":")
+        server = relay(int(port), path)
         threading.Thread(target=accept_loop, args=(server, path), daemon=True).start()
     threading.Thread(target=reap, daemon=True).start()
     sys.stdout.write("ready\n")

@@ -3,9 +3,15 @@
 Each unit gets a private host directory holding its HOME (`home/`, mounted read-write at the same
 path inside), a `share/` directory mounted read-only at `/coder-eval/share` (where the task view
 and, for grading only, the reference appear), and a socket directory under the system temp dir
-holding the Unix socket of its gateway bridge and of its other harness services (`service_socket`),
-mounted read-only at `/coder-eval/sockets`: the unit connects, but cannot remove or replace one. The
+holding the Unix socket of its gateway bridge and of its other harness services (`service_socket`:
+the record_cli recorder, the egress proxy), mounted read-only at `/coder-eval/sockets`: the unit
+connects, but cannot remove or replace one. The
 workspace is mounted read-write at its host path, so paths inside and outside agree.
+
+The network (`sandbox.network`, see `egress_policy.py`): under `none` the only way out is the
+gateway route; under `allowlist` the holder's relay also serves the unit's egress proxy on
+`127.0.0.1:41415` and, once set-up is over, every command and the agent get it as their proxy;
+under `host` the unit shares the host's network.
 
 Set-up (templates are copied by the harness; uv and npm installs run inside) happens before the
 holder starts; `seal()` starts it, and from then on every command and the agent run inside the
@@ -23,9 +29,13 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit, urlunsplit
 
 from coder_eval.common.process import exits_within
+from coder_eval.models.network import NetworkRecord
 from coder_eval.sandbox.bridge import INNER_PORT, SocketBridge
 from coder_eval.sandbox.disk_watch import DiskWatch
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest
+from coder_eval.sandbox.egress_mirror import INNER_EGRESS_PORT
+from coder_eval.sandbox.egress_policy import EgressPolicy, HeldNetwork, resolve_mode
+from coder_eval.sandbox.egress_proxy import EgressProxy
 from coder_eval.sandbox.holder import HOLDER_SOURCE
 from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
 from coder_eval.sandbox.unit_user import hand_over, owner_of, take_back, unit_user
@@ -33,7 +43,8 @@ from coder_eval.sandbox.unit_user import hand_over, owner_of, take_back, unit_us
 SHARE_INNER = PurePosixPath("/coder-eval/share")
 SOCKET_INNER = "/coder-eval/gw.sock"
 SOCKETS_INNER = PurePosixPath("/coder-eval/sockets")
-"""Where the unit's socket directory (its harness services: the record_cli recorder) is mounted, read-only."""
+"""Where the unit's socket directory (its harness services: the record_cli recorder, the egress proxy) is mounted,
+read-only."""
 HOLDER_START_TIMEOUT = 60.0
 
 
@@ -87,6 +98,56 @@ class IsolatedEnvironment(HostEnvironment):
         self.holder: subprocess.Popen[bytes] | None = None
         self.sealed = False
         self.disk_watch: DiskWatch | None = None
+        self.network = HeldNetwork("none", True)
+        self.egress: EgressProxy | None = None
+
+    def hold_network(self, driver: str) -> None:
+        """Settle the unit's network under `driver`; under allowlist, start its egress proxy."""
+        self.network = resolve_mode(self.config, driver)
+        self.isolated_net = self.network.mode != "host"
+        if self.network.mode == "allowlist":
+            host_path, _ = self.service_socket("egress")
+            self.egress = EgressProxy(EgressPolicy.build(self.config.allow_hosts), host_path)
+
+    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
+        """In the unit's socket directory, which the drivers mount read-only at SOCKETS_INNER."""
+        if not name.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"a service socket's name is a plain word, not {name!r}")
+        return self.socket_dir / f"{name}.sock", SOCKETS_INNER / f"{name}.sock"
+
+    def relay_pairs(self) -> list[str]:
+        """`port:socket` for each relay the holder serves inside (the gateway, the egress proxy)."""
+        pairs = [f"{INNER_PORT}:{SOCKET_INNER}"] if self.relay_gateway else []
+        if self.egress is not None:
+            pairs.append(f"{INNER_EGRESS_PORT}:{self.service_socket('egress')[1]}")
+        return pairs
+
+    def base_env(self) -> dict[str, str]:
+        env = super().base_env()
+        if self.sealed and self.egress is not None:
+            from coder_eval.sandbox.egress_env import unit_network_env
+
+            env.update(unit_network_env(self.egress.policy))
+        return env
+
+    def network_phase(self, phase: str) -> None:
+        """What the unit does now, for the egress record (pre_run, agent, grading, post_run)."""
+        if self.egress is not None:
+            self.egress.set_phase(phase)
+
+    def network_record(self) -> NetworkRecord:
+        """The policy as it held and every attempt so far."""
+        events, dropped = self.egress.snapshot() if self.egress is not None else ([], 0)
+        allowed = self.egress.policy.allowed() if self.egress is not None else []
+        held = self.network
+        return NetworkRecord(
+            mode=held.mode,
+            enforced=held.enforced,
+            note=held.note,
+            allow_hosts=allowed,
+            events=events,
+            dropped_events=dropped,
+        )
 
     @property
     def tools(self) -> list[Path]:
@@ -94,8 +155,7 @@ class IsolatedEnvironment(HostEnvironment):
         return [Path(t) for t in self.request.tools]
 
     def holder_argv(self, python: str) -> list[str]:
-        port = INNER_PORT if self.relay_gateway else 0
-        return [python, "-c", HOLDER_SOURCE, str(port), SOCKET_INNER]
+        return [python, "-I", "-S", "-c", HOLDER_SOURCE, *self.relay_pairs()]
 
     def _start_holder(
         self, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()
@@ -176,12 +236,6 @@ class IsolatedEnvironment(HostEnvironment):
         copy_shared(host, target)
         return SHARE_INNER / name
 
-    def service_socket(self, name: str) -> tuple[Path, PurePosixPath]:
-        """In the unit's socket directory, which the drivers mount read-only at SOCKETS_INNER."""
-        if not name.replace("_", "").replace("-", "").isalnum():
-            raise ValueError(f"a service socket's name is a plain word, not {name!r}")
-        return self.socket_dir / f"{name}.sock", SOCKETS_INNER / f"{name}.sock"
-
     def unshare(self, name: str) -> None:
         target = self.share_dir / name
         if target.exists():
@@ -212,6 +266,8 @@ class IsolatedEnvironment(HostEnvironment):
                 self.disk_watch.final_check()
         finally:
             self.bridge.close()
+            if self.egress is not None:
+                self.egress.close()
             shutil.rmtree(self.socket_dir, ignore_errors=True)
             if self.request.mode is not PreservationMode.NONE:
                 take_back(self.workspace, self.unit_user)

@@ -9,9 +9,10 @@ from coder_eval.common.ignore import IgnoreRules
 from coder_eval.common.process import ExecResult
 from coder_eval.common.reaper import UNIT_TAG_VAR, kill_tagged, new_tag, reap
 from coder_eval.errors import TaskConfigError
+from coder_eval.models.network import NetworkRecord
 from coder_eval.models.sandbox import SandboxConfig
 from coder_eval.sandbox.cli_recorder import CliRecorder
-from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach
+from coder_eval.sandbox.deadline import BoundedEnvironment, Deadline, limit_breach, network_phase, network_record
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, get_driver
 from coder_eval.sandbox.environment import Command, SandboxEnvironment
 from coder_eval.sandbox.environments import install_node_packages, npm_prefix
@@ -181,6 +182,15 @@ class Sandbox:
     def limit_breach(self) -> str | None:
         """Why the unit went over one of its limits (disk), if it did; its processes were killed then."""
         return limit_breach(self.environment) if self.environment is not None else None
+
+    def network_phase(self, phase: str) -> None:
+        """What the unit does now (pre_run, agent, grading, post_run), for its egress record."""
+        if self.environment is not None:
+            network_phase(self.environment, phase)
+
+    def network_record(self) -> NetworkRecord | None:
+        """The unit's network policy as it held and its egress attempts (None when the driver keeps none)."""
+        return network_record(self.environment) if self.environment is not None else None
 
     def kill_processes(self) -> None:
         """End every process of the unit now, detached ones too (safe from any thread)."""

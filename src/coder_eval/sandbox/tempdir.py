@@ -18,6 +18,7 @@ from typing import Any
 from coder_eval.common.bounded_copy import CopyBudget, move_tree
 from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult, kill_group, run_process
 from coder_eval.common.secrets import scrub_env
+from coder_eval.models.network import NetworkRecord
 from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
 from coder_eval.sandbox.env_allowlist import allowlisted_env, withhold_credentials
 from coder_eval.sandbox.environment import Command, Launch
@@ -40,6 +41,7 @@ class HostEnvironment:
         home: Path | None = None,
         passthrough: list[str] | None = None,
         recycle_home: Callable[[Path], None] | None = None,
+        network: NetworkRecord | None = None,
     ) -> None:
         self._workspace = workspace.resolve()
         self._home = (home or Path(tempfile.mkdtemp(prefix="coder-eval-home-"))).resolve()
@@ -53,6 +55,7 @@ class HostEnvironment:
         self._groups: set[int] = set()
         self._finisher = finish
         self._extra: dict[str, str] = {}
+        self._network = network
         self._sockets: Path | None = None
 
     @property
@@ -138,6 +141,13 @@ class HostEnvironment:
     def reach(self, url: str) -> str:
         return url
 
+    def network_phase(self, phase: str) -> None:
+        """Nothing to note: no proxy sees a host directory's traffic."""
+
+    def network_record(self) -> NetworkRecord | None:
+        """The host's network, not enforced (None for an adopted workspace, which runs no unit)."""
+        return self._network
+
     def share(self, host: Path, name: str) -> PurePosixPath:
         return PurePosixPath(host.as_posix())
 
@@ -217,6 +227,13 @@ class Finisher:
         return self.artifacts_dir
 
 
+def tempdir_network(request: SandboxRequest) -> NetworkRecord:
+    from coder_eval.sandbox.egress_policy import resolve_mode
+
+    held = resolve_mode(request.config, "tempdir")
+    return NetworkRecord(mode=held.mode, enforced=held.enforced, note=held.note)
+
+
 @register_driver("tempdir")
 class TempdirDriver:
     """A plain directory on the host. A working directory, not a security boundary."""
@@ -238,6 +255,7 @@ class TempdirDriver:
             home=home,
             passthrough=request.config.passthrough(),
             recycle_home=lambda used: give_back(used, scratch),
+            network=tempdir_network(request),
         )
 
     @staticmethod

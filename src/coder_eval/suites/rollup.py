@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder_eval.experiments.passk import arm_estimates, task_trials
 from coder_eval.models.criteria_base import BaseCriterion
 from coder_eval.models.results import CriterionResult, EvaluationResult, criterion_title, score_against_threshold
 from coder_eval.models.status import FinalStatus
@@ -157,6 +158,8 @@ def build_suite_rollup(
         aggregates.append(aggregate)
         stats.append(criterion_stat(aggregate.criterion_type, column))
     failed = [r for r, cat in zip(rows, categories, strict=True) if cat in ("failed", "error")]
+    trials = task_trials((r.row_id or r.task_id, r.replicate_index, r.final_status) for r in rows)
+    replicated = any(len(t.outcomes) > 1 for t in trials)
     return SuiteRollup(
         suite_id=suite_id,
         variant_id=variant_id,
@@ -170,6 +173,8 @@ def build_suite_rollup(
         failed_samples=[failed_sample(r) for r in failed[:FAILED_SAMPLES_CAP]],
         criterion_aggregates=aggregates,
         passed=all(a.passed for a in aggregates),
+        pass_k=arm_estimates(trials),
+        replicate_strips={t.task_id: t.strip for t in trials} if replicated else {},
     )
 
 

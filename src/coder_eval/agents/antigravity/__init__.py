@@ -45,7 +45,7 @@ ANTIGRAVITY = AgentKind(
     binary=Binary(
         "localharness", find=find_harness, install="pip install 'coder-eval[antigravity]'", version=sdk_version
     ),
-    credentials=("GEMINI_API_KEY",),
+    credentials=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     protocols=("gemini",),
     gateway_env={"GOOGLE_GEMINI_BASE_URL": "{base_url}", "GEMINI_API_KEY": "{token}"},
     tools=ANTIGRAVITY_TOOLS,

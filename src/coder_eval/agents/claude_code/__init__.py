@@ -16,8 +16,9 @@ CLAUDE_CODE = AgentKind(
     config=ClaudeCodeConfig,
     implementation="coder_eval.agents.claude_code.agent:ClaudeCodeAgent",
     binary=Binary("claude", find=find_cli, install="bundled with the claude-agent-sdk wheel (pip install coder-eval)"),
-    # A subscription login (CLAUDE_CODE_OAUTH_TOKEN) is no key the gateway can forward, so not listed.
-    credentials=("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK"),
+    # A subscription token (`claude setup-token` prints CLAUDE_CODE_OAUTH_TOKEN) is held by the
+    # gateway like a key and sent as Anthropic's API expects OAuth tokens.
+    credentials=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
     protocols=("anthropic",),
     # The route is in the URL path; the CLI insists on some key, which the gateway ignores.
     gateway_env={"ANTHROPIC_BASE_URL": "{base_url}", "ANTHROPIC_API_KEY": "coder-eval-gateway"},

@@ -22,6 +22,7 @@ from coder_eval.agents.codex.events import CodexTranslator
 from coder_eval.agents.errors import AgentCrashError, TransientAgentError
 from coder_eval.agents.jsonl_cli import JsonlProcess, private_dir
 from coder_eval.agents.pump import pump
+from coder_eval.models.providers import public_endpoint
 from coder_eval.sandbox.environment import SandboxEnvironment
 
 _TRANSIENT = ("429", "500", "502", "503", "529", "rate limit", "overloaded", "server_error", "stream disconnected")
@@ -79,7 +80,7 @@ class CodexAgent(Agent[CodexConfig]):
 
     async def run_turn(self, turn: Turn) -> TurnEnd:
         assert self.sandbox is not None and self.cli is not None and self.working_directory is not None
-        base_url = self.env.get("CODEX_BASE_URL") or "https://api.openai.com/v1"
+        base_url = self.env.get("CODEX_BASE_URL") or public_endpoint("openai")
         argv = exec_argv(
             self.cli,
             self.config,

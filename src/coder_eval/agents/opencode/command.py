@@ -8,6 +8,7 @@ from typing import Any
 
 from coder_eval.agents.opencode.config import OpenCodeConfig
 from coder_eval.agents.skill_roots import skill_roots
+from coder_eval.models.providers import public_endpoint
 
 PROVIDER = "coder-eval"
 DEFAULT_MODEL = "openai/gpt-5"
@@ -93,7 +94,7 @@ def cli_env(base: dict[str, str], config: OpenCodeConfig, home: Path) -> dict[st
     for path in dirs.values():
         path.mkdir(parents=True, exist_ok=True)
     env.update({k: str(v) for k, v in dirs.items()})
-    base_url = base.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    base_url = base.get("OPENAI_BASE_URL") or public_endpoint("openai")
     api_key = base.get("OPENAI_API_KEY") or "coder-eval-gateway"
     env.update(
         {

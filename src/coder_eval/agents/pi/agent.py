@@ -14,6 +14,7 @@ from coder_eval.agents.cli_agent import CliAgent, Translator
 from coder_eval.agents.pi.command import cli_env, run_argv, write_agent_dir
 from coder_eval.agents.pi.config import PiConfig
 from coder_eval.agents.pi.events import PiTranslator
+from coder_eval.models.providers import public_endpoint
 
 
 class PiAgent(CliAgent[PiConfig]):
@@ -22,7 +23,7 @@ class PiAgent(CliAgent[PiConfig]):
     label = "Pi"
 
     def setup_home(self, home: Path) -> None:
-        base_url = self.env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        base_url = self.env.get("OPENAI_BASE_URL") or public_endpoint("openai")
         api_key = self.env.get("OPENAI_API_KEY") or "coder-eval-gateway"
         self.agent_dir = write_agent_dir(home, self.config, base_url, api_key)
 

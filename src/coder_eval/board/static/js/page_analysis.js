@@ -34,14 +34,28 @@
             h("td", { class: "num", text: g.tasks_run }), h("td", { class: "num", text: g.tasks_succeeded }), h("td", { class: "num", text: g.tasks_failed }),
             h("td", { class: "num", text: g.tasks_error }), h("td", { class: "num", text: B.int(g.total_tokens) }), h("td", { class: "num", text: B.secs(g.average_duration) }), h("td", { class: "num", text: a.unmeasured }));
         })))));
+      var pk = [];
+      x.arms.forEach(function (a, i) {
+        (a.pass_k || []).forEach(function (f) {
+          pk.push(h("tr", {}, h("td", {}, h("span", { class: "swatch s" + (i % 8) }), " " + a.variant_id), h("td", { class: "num", text: f.k }),
+            h("td", { text: ci(f.pass_at_k) }), h("td", { text: ci(f.pass_hat_k) }), h("td", { class: "num", text: f.tasks + (f.tasks_excluded ? " (" + f.tasks_excluded + " left out: fewer than " + f.k + " graded)" : "") })));
+        });
+      });
+      if (pk.length) app.appendChild(B.section("pass@k and pass^k", h("div", { class: "scroll" }, table("pass-k", ["Arm", "k", "pass@k [95% CI]", "pass^k [95% CI]", "Tasks"], pk)),
+        h("p", { class: "muted small", text: "pass@k: at least one of k tries succeeds; pass^k: all k succeed. Unbiased per-task estimates from n graded replicates, averaged over tasks; intervals: bootstrap over tasks." })));
       var groups = [{ label: "all tasks", values: {} }];
       x.arms.forEach(function (a) { groups[0].values[a.variant_id] = a.score; });
       x.tasks.forEach(function (t) { groups.push({ label: t.task_id, values: t.arms }); });
       app.appendChild(B.section("Mean score with 95% intervals", h("div", { class: "scroll", id: "chart" }, B.scoreChart(groups, x.variant_ids))));
-      app.appendChild(B.section("Per task", h("div", { class: "scroll" }, table("exp-tasks", ["Task"].concat(x.variant_ids).concat(["Best arm", "Spread"]), x.tasks.map(function (t) {
+      app.appendChild(B.section("Per task", h("div", { class: "scroll" }, table("exp-tasks", ["Task"].concat(x.variant_ids).concat(["Best arm", "Spread"]).concat(x.k ? x.variant_ids.map(function (v) { return v + ": replicates, pass@" + x.k + " / pass^" + x.k; }) : []), x.tasks.map(function (t) {
         return h("tr", {}, h("td", { class: "mono", text: t.task_id }), x.variant_ids.map(function (v) {
           return h("td", { class: t.best_variant === v ? "best" : "", text: ci(t.arms[v]) });
-        }), h("td", {}, t.best_variant ? B.badge(t.best_variant, "succeeded") : h("span", { class: "muted", text: t.is_tie ? "tie" : "n/a" })), h("td", { class: "num", text: B.num(t.spread) }));
+        }), h("td", {}, t.best_variant ? B.badge(t.best_variant, "succeeded") : h("span", { class: "muted", text: t.is_tie ? "tie" : "n/a" })), h("td", { class: "num", text: B.num(t.spread) }), x.k ? x.variant_ids.map(function (v) {
+          var p = (t.pass_k || {})[v];
+          if (!p) return h("td", { class: "muted", text: "–" });
+          return h("td", {}, h("span", { class: "mono strip-marks", title: p.c + " of " + p.n + " graded replicates succeeded", text: p.strip }), " ",
+            p.pass_at_k ? B.num(p.pass_at_k.rate) + " / " + B.num(p.pass_hat_k.rate) : h("span", { class: "muted", text: "n/a (" + p.n + " graded)" }));
+        }) : null);
       })))));
     });
   };
@@ -53,7 +67,9 @@
       var s = p.suite;
       app.appendChild(back(p.run_id));
       app.appendChild(h("h1", {}, "Suite ", h("span", { class: "mono", text: s.suite_id }), " ", B.badge(s.passed ? "gates pass" : "gates fail", s.passed ? "succeeded" : "failed")));
-      app.appendChild(h("div", { class: "stats" }, [["Rows", s.rows_total], ["Passed", s.rows_passed], ["Failed", s.rows_failed], ["Errors", s.rows_error], ["Pass rate", B.pct(s.pass_rate)], ["Average score", B.num(s.average_weighted_score)], ["Variant", s.variant_id]].map(function (kv) {
+      app.appendChild(h("div", { class: "stats" }, [["Rows", s.rows_total], ["Passed", s.rows_passed], ["Failed", s.rows_failed], ["Errors", s.rows_error], ["Pass rate", B.pct(s.pass_rate)], ["Average score", B.num(s.average_weighted_score)], ["Variant", s.variant_id]].concat((s.pass_k || []).filter(function (f) { return f.k > 1; }).map(function (f) {
+        return ["pass@" + f.k + " / pass^" + f.k, B.num(f.pass_at_k) + " / " + B.num(f.pass_hat_k)];
+      })).map(function (kv) {
         return h("div", { class: "stat" }, h("div", { class: "label", text: kv[0] }), h("div", { class: "value", text: String(kv[1]) }));
       })));
       app.appendChild(B.section("Per criterion", table("criterion-stats", ["Criterion", "Rows evaluated", "Average score", "Errors"], s.criterion_stats.map(function (c) {
@@ -82,6 +98,9 @@
         if (a.error) parts.push(h("p", { class: "error", text: a.error }));
         app.appendChild(B.section("Criterion: " + a.criterion_type, parts));
       });
+      var strips = Object.keys(s.replicate_strips || {}).sort();
+      if (strips.length) app.appendChild(B.section("Replicates per row", h("p", { class: "muted small", text: "✓ succeeded, ✗ failed, ! error, · not graded" }),
+        h("div", { class: "scroll" }, table("row-strips", ["Row", "Replicates"], strips.slice(0, 500).map(function (r) { return h("tr", {}, h("td", { class: "mono", text: r }), h("td", { class: "mono", text: s.replicate_strips[r] })); })))));
       if (s.failed_samples.length) app.appendChild(B.section("Rows that did not pass", table("failed-rows", ["Row", "Status", "Score", "Reasons"], s.failed_samples.map(function (f) {
         return h("tr", { class: "row-" + B.categoryOf(f.final_status) }, h("td", {}, f.task_path ? h("a", { href: B.link(["runs", p.run_id, "task"].concat(f.task_path.split("/"))), text: f.row_id || f.task_id }) : f.row_id || f.task_id),
           h("td", {}, B.statusBadge(f.final_status)), h("td", { class: "num", text: B.num(f.weighted_score) }), h("td", { text: f.failure_reasons.join("; ") }));

@@ -1,4 +1,4 @@
-/* The task page: criteria, dialog, tool and message timelines, gateway calls, artifacts, task.log. */
+/* The task page: criteria, dialog, tool and message timelines, gateway calls, network, artifacts, task.log. */
 "use strict";
 (function (B) {
   var h = B.h;
@@ -99,6 +99,25 @@
       }))));
   }
 
+  function network(n) {
+    if (!n) return null;
+    var policy = "network " + n.mode + (n.note ? " (" + n.note + ")" : "") + (n.enforced ? "" : " · not enforced");
+    var allowed = n.mode === "allowlist" ? h("p", { class: "muted", text: "allowed: " + (n.allow_hosts.join(", ") || "nothing") }) : null;
+    if (!n.events.length) return B.section("Network", h("p", { text: policy }), allowed, h("p", { class: "muted", text: "No egress attempts." }));
+    var head = ["#", "Phase", "Destination", "Method", "Verdict", "Why", "Sent", "Received", "Time", "Error"];
+    return B.section("Network", h("p", { text: policy }), allowed,
+      h("table", { class: "grid", id: "network" }, h("thead", {}, h("tr", {}, head.map(function (t) { return h("th", { text: t }); }))),
+        h("tbody", {}, n.events.map(function (e, i) {
+          var where = (e.host.indexOf(":") >= 0 ? "[" + e.host + "]" : e.host) + ":" + e.port;
+          return h("tr", { class: e.allowed && !e.error ? "" : "row-failed" },
+            h("td", { text: i + 1 }), h("td", { text: e.phase }), h("td", { class: "mono", text: where }), h("td", { text: e.method }),
+            h("td", {}, B.badge(e.allowed ? "allowed" : "denied", e.allowed ? "succeeded" : "failed")), h("td", { text: e.reason }),
+            h("td", { class: "num", text: B.bytes(e.bytes_out) }), h("td", { class: "num", text: B.bytes(e.bytes_in) }),
+            h("td", { class: "num", text: e.duration_ms.toFixed(0) + " ms" }), h("td", { class: "err", text: e.error || "" }));
+        }))),
+      n.dropped_events ? h("p", { class: "muted", text: n.dropped_events + " more attempts not listed" }) : null);
+  }
+
   function commands(list, title) {
     if (!list || !list.length) return null;
     return B.section(title, list.map(function (c) {
@@ -150,6 +169,7 @@
       app.appendChild(toolTimeline(r.iterations));
       B.append(app, messageTimeline(r.iterations));
       B.append(app, gatewayCalls(r.iterations));
+      B.append(app, network(r.network));
       B.append(app, commands(r.pre_run_results, "pre_run commands"));
       B.append(app, commands(r.post_run_results, "post_run commands"));
       app.appendChild(fileBrowser(p.run_id, p.path, p.artifacts, "Artifacts", "artifacts"));
