@@ -35,7 +35,7 @@ from coder_eval.engine.spend import SpendLimit
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.engine.task_view import TaskViewTamperedError, task_view, verify_view
 from coder_eval.engine.unit_network import log_network, note_network
-from coder_eval.engine.unit_sandbox import note_limits, note_python, unit_sandbox_config, unit_tools
+from coder_eval.engine.unit_sandbox import keep_services, note_limits, note_python, unit_sandbox_config, unit_tools
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import CoderEvalError
 from coder_eval.judges.services import JudgeServices
@@ -44,7 +44,6 @@ from coder_eval.models.network import NetworkRecord
 from coder_eval.models.results import CommandResult, EarlyStopInfo, EvaluationResult
 from coder_eval.models.status import FinalStatus
 from coder_eval.records.layout import ARTIFACTS_DIR, CLI_CALLS, SCRATCH_DIR
-from coder_eval.sandbox.auto import resolve_auto
 from coder_eval.sandbox.deadline import Deadline, Watchdog
 from coder_eval.sandbox.docker_image import BuildFailedError
 from coder_eval.sandbox.drivers import PreservationMode
@@ -279,7 +278,7 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
     """After the agent phase, in one worker-thread hop: end its processes, stage the reference, grade."""
     # Every process the agent left (detached ones too) ends before the reference exists anywhere,
     # unless the task keeps its services for grading under a driver that hides the staged reference.
-    alive = _keep_services(state, sandbox)
+    alive = keep_services(sandbox, state.log)
     breach = sandbox.limit_breach()
     if breach is not None:
         state.fail(FinalStatus.ERROR, breach)
@@ -299,25 +298,6 @@ def _stage_and_grade(state: UnitState, sandbox: Sandbox, options: RunOptions) ->
 
 _COMMAND_CRITERIA = frozenset({"run_command", "harbor_verifier"})
 """Criterion types whose commands read TASK_DIR."""
-
-
-def _keep_services(state: UnitState, sandbox: Sandbox) -> bool:
-    """End the agent's processes before grading, or keep them (`sandbox.keep_services`); True when kept."""
-    if sandbox.config.keep_services:
-        driver = sandbox.driver.name if sandbox.driver.name != "auto" else resolve_auto()
-        if driver in ISOLATING_DRIVERS:
-            state.log.add("keep_services: the processes left running stay alive into grading")
-            return True
-        state.log.add(
-            f"keep_services is honoured under bubblewrap and docker only; under {driver} the processes left "
-            "running were ended before grading (the staged reference would be within their reach)"
-        )
-    sandbox.kill_processes()
-    return False
-
-
-ISOLATING_DRIVERS = frozenset({"bubblewrap", "docker"})
-"""Drivers under which a unit's processes cannot reach the harness's private files (the staged reference)."""
 
 
 def _log_sandbox_notes(state: UnitState, sandbox: Sandbox) -> None:

@@ -81,3 +81,24 @@ def note_python(sandbox: Sandbox, log: TaskLog) -> None:
     how = "cloned from the task's shared environment" if info.get("cloned") else "built for this unit"
     packages = ", ".join(info.get("packages") or []) or "none"
     log.add(f"python: own environment {info.get('venv')} ({how}; Python {info.get('python_version', '?')}, {packages})")
+
+
+ISOLATING_DRIVERS = frozenset({"bubblewrap", "docker"})
+"""Drivers under which a unit's processes cannot reach the harness's private files (the staged reference)."""
+
+
+def keep_services(sandbox: Sandbox, log: TaskLog) -> bool:
+    """End the agent's processes before grading, or keep them (`sandbox.keep_services`); True when kept."""
+    if sandbox.config.keep_services:
+        from coder_eval.sandbox.auto import resolve_auto
+
+        driver = sandbox.driver.name if sandbox.driver.name != "auto" else resolve_auto()
+        if driver in ISOLATING_DRIVERS:
+            log.add("keep_services: the processes left running stay alive into grading")
+            return True
+        log.add(
+            f"keep_services is honoured under bubblewrap and docker only; under {driver} the processes left "
+            "running were ended before grading (the staged reference would be within their reach)"
+        )
+    sandbox.kill_processes()
+    return False
