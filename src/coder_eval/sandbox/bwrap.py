@@ -122,6 +122,9 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         self.bin_dir.mkdir()
         for name in ("python", "python3"):
             (self.bin_dir / name).symlink_to(self.python)
+        from coder_eval.sandbox.environments import link_uv
+
+        link_uv(self.bin_dir)  # uv for the unit, though the harness's venv is never on its PATH
         self.userns = userns_for(self.unit_user)
         self._inner_pid = 0
         self._pid_ns = ""

@@ -73,6 +73,9 @@ class DockerEnvironment(IsolatedEnvironment):
         self.bin_dir = self.unit_dir / "bin"
         self.bin_dir.mkdir()
         (self.bin_dir / "python").symlink_to(self.python)
+        from coder_eval.sandbox.environments import link_uv
+
+        link_uv(self.bin_dir)  # uv for the unit, though the harness's venv is never on its PATH
         self.env_files = EnvFiles(self.unit_dir / "env")
         self.tool_mounts = tool_mounts(self.tools, self.unit_user.separate)
         self.workdir = image_workdir(image, docker.working_dir if docker else None)

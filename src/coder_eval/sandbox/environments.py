@@ -38,6 +38,13 @@ def find_uv() -> str:
     return found
 
 
+def link_uv(bin_dir: Path) -> None:
+    """`bin_dir/uv`, a link to the harness's uv (which the isolating drivers show read-only at its own
+    path): units have uv on PATH although the harness's virtual environment never is."""
+    with contextlib.suppress(SetupError, OSError):
+        (bin_dir / "uv").symlink_to(os.path.realpath(find_uv()))
+
+
 def uv_cache_dir() -> Path:
     """The harness's uv cache: set-up installs share it (sandboxes have private HOMEs)."""
     if os.environ.get("UV_CACHE_DIR"):
