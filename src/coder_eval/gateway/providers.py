@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from coder_eval.models.providers import ProviderProfile, ProvidersConfig, builtin_profiles
+from coder_eval.models.providers import ENV_LIST_FIELDS, ProviderProfile, ProvidersConfig, builtin_profiles
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -103,17 +103,7 @@ class ProviderSet:
         """Every variable any profile names (what the gateway needs from the harness's environment)."""
         names: set[str] = set()
         for profile in [*self.user.values(), *self.builtin.values()]:
-            for attr in (
-                "base_url_env",
-                "key_env",
-                "bearer_env",
-                "oauth_env",
-                "api_version_env",
-                "region_env",
-                "location_env",
-                "project_env",
-                "enable_env",
-            ):
+            for attr in ENV_LIST_FIELDS:
                 names.update(getattr(profile, attr))
             names.update(profile.header_env.values())
         return names

@@ -35,6 +35,20 @@ def _variables(values: list[str]) -> list[str]:
     return values
 
 
+ENV_LIST_FIELDS = (
+    "base_url_env",
+    "key_env",
+    "bearer_env",
+    "oauth_env",
+    "api_version_env",
+    "region_env",
+    "location_env",
+    "project_env",
+    "enable_env",
+)
+"""A profile's fields that name environment variables (lists, tried in order)."""
+
+
 class ProviderProfile(StrictModel):
     """One upstream. Every field a user leaves out keeps the value of the profile it extends."""
 
@@ -77,17 +91,7 @@ class ProviderProfile(StrictModel):
         "GOOGLE_GENAI_USE_VERTEXAI): set to a true value, the profile becomes its protocols' default.",
     )
 
-    @field_validator(
-        "base_url_env",
-        "key_env",
-        "bearer_env",
-        "oauth_env",
-        "api_version_env",
-        "region_env",
-        "location_env",
-        "project_env",
-        "enable_env",
-    )
+    @field_validator(*ENV_LIST_FIELDS)
     @classmethod
     def _names(cls, value: list[str]) -> list[str]:
         return _variables(value)
