@@ -176,11 +176,34 @@ class Case:
 UNSET = "CE_MATRIX_NOT_SET"
 SIMULATION = {"enabled": True, "persona": "a user", "goal": "get app.py"}
 STOP = {"on_pass": "stop"}
+JUDGE = {"type": "llm_judge", "prompt": "Is app.py there?", "description": "judged"}
 CASES = (
     Case("script-typo", "unknown step kind 'wrte_file'", script="steps:\n  - wrte_file: {path: a, content: b}\n"),
     Case("script-missing", "no script for task", script=None),
     Case("no-key", "no credential for anthropic: set ANTHROPIC_API_KEY", flags=("-b", "direct")),
     Case("bedrock-no-aws", "bedrock needs its region: set AWS_REGION", flags=("-b", "bedrock")),
+    Case(
+        "judge-no-key",
+        "llm_judge cannot reach its model under -b direct",
+        flags=("-b", "direct"),
+        task=(("agent", {"type": "none"}), ("success_criteria", [JUDGE])),
+    ),
+    Case(
+        "judge-bedrock-route-no-aws",
+        "llm_judge cannot reach its model under -b record: Bedrock needs $AWS_BEARER_TOKEN_BEDROCK",
+        flags=("-b", "record"),
+        task=(
+            ("agent", {"type": "none"}),
+            ("checker_context", {"api_route": {"route": "bedrock"}}),
+            ("success_criteria", [JUDGE]),
+        ),
+    ),
+    Case(
+        "simulator-no-key",
+        "the simulated user cannot reach its model under -b record",
+        flags=("-b", "record"),
+        task=(("simulation", SIMULATION),),
+    ),
     Case(
         "plugin-unset-var", f"uses ${UNSET}, which is not set", arm=(("agent", {"plugins": [{"path": "$" + UNSET}]}),)
     ),

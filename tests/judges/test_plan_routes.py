@@ -28,7 +28,7 @@ TASK = {
 }
 
 
-def _plan(tmp_path: Path, backend: str, **extra: object) -> str:
+def _plan(tmp_path: Path, backend: str, env_extra: dict[str, str] | None = None, **extra: object) -> str:
     task = tmp_path / "task.yaml"
     task.write_text(yaml.safe_dump({**TASK, **extra}, sort_keys=False))
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK")}
@@ -37,6 +37,7 @@ def _plan(tmp_path: Path, backend: str, **extra: object) -> str:
         (tmp_path / "task.script.yaml").write_text("final_reply: done\n")
     if backend == "direct":
         env["ANTHROPIC_API_KEY"] = "sk-placeholder"  # plan refuses -b direct without the agent's key
+    env.update(env_extra or {})
     proc = subprocess.run(
         [sys.executable, "-m", "coder_eval", "plan", str(task)], capture_output=True, text=True, env=env, timeout=120
     )
@@ -59,6 +60,7 @@ def test_each_judge_names_its_route(tmp_path: Path, backend: str, served: str) -
 
 
 def test_bedrock_override_is_named(tmp_path: Path) -> None:
-    out = _plan(tmp_path, "direct", checker_context={"api_route": {"route": "bedrock"}})
+    aws = {"AWS_BEARER_TOKEN_BEDROCK": "placeholder", "AWS_REGION": "eu-north-1"}  # plan refuses a judge without them
+    out = _plan(tmp_path, "direct", aws, checker_context={"api_route": {"route": "bedrock"}})
     agent_line = next(line for line in out.splitlines() if "agent_judge" in line)
     assert "Bedrock" in agent_line and "not through the gateway" in agent_line

@@ -75,10 +75,10 @@ class GatewayRoutes:
 
 def _anthropic_credential(thread: GatewayThread) -> bool:
     """Whether the gateway can send a judge's Anthropic call with a credential (whichever provider serves it)."""
+    from coder_eval.engine.judge_check import gateway_can_send
     from coder_eval.gateway.protocol import protocol
 
-    found = thread.gateway.resolve_for(protocol("anthropic"), None)
-    return found.key_from is not None or found.auth == "none" or found.base_from.startswith("CODER_EVAL_UPSTREAM_")
+    return gateway_can_send(thread.gateway.resolve_for(protocol("anthropic"), None))
 
 
 def _script(unit: RunUnit, oracle: bool) -> tuple[Script | None, str | None]:

@@ -20,6 +20,7 @@ from coder_eval.gateway.providers import ProviderSet, Resolution
 if TYPE_CHECKING:
     from coder_eval.engine.units import RunUnit
     from coder_eval.models.experiment import ExperimentDefinition
+    from coder_eval.models.task import TaskDefinition
 
 OFFLINE = frozenset({"script", "replay"})
 CLAUDE_LOGIN_SHOWN = "~/.claude/.credentials.json"
@@ -93,8 +94,23 @@ class RunRoutes:
     def for_units(
         cls, backend: str, units: list[RunUnit], experiment: ExperimentDefinition | None = None
     ) -> RunRoutes | None:
-        """`build`, when some unit's agent calls a model (else None: nothing to route)."""
-        return cls.build(backend, units, experiment) if any(speaks_to_a_model(u.agent.type) for u in units) else None
+        """`build`, when some unit's agent or judge calls a model (else None: nothing to route)."""
+        from coder_eval.engine.judge_check import judge_needs
+
+        routed = any(speaks_to_a_model(u.agent.type) for u in units) or any(
+            judge_needs(u.task.definition, backend) for u in units if not u.replicate_index
+        )
+        return cls.build(backend, units, experiment) if routed else None
+
+    def judge_problems(self, definition: TaskDefinition) -> list[Problem]:
+        """What refuses the task's judges and simulated user under this backend (`judge_check.py`)."""
+        from coder_eval.engine.judge_check import judge_needs, need_problems
+
+        return [
+            Problem(message, need.where, fix)
+            for need in judge_needs(definition, self.backend)
+            for message, fix in need_problems(need, self.backend, self.providers, self.env)
+        ]
 
     def check(self, agent_type: str, model: str | None) -> tuple[list[str], list[Problem]]:
         """The route lines and the refusals for an agent kind and model (each pair resolved once)."""

@@ -4,7 +4,8 @@ Loading and resolution catch a wrong task file. These checks catch what only the
 and the chosen flags reveal: a variant's plugin path whose `$VAR` is unset or that does not
 exist, a variant's template source outside the task tree, a scripted-model file that does not
 validate (under `-b script`), a model route the chosen backend cannot serve (no credential, base
-URL, region, project or api-version for the provider a unit's calls resolve to; `route_check.py`),
+URL, region, project or api-version for the provider a unit's calls resolve to; `route_check.py`;
+for its judges and simulated user, `judge_check.py`),
 an agent binary that is not installed, a sandbox driver this machine cannot provide. `run` refuses before it starts
 anything when any of them fails, with the messages `plan` prints for the same inputs and flags.
 """
@@ -78,6 +79,8 @@ def check_units(units: Iterable[RunUnit], choices: RunChoices, routes: RunRoutes
         if resolved_key not in seen:
             seen.add(resolved_key)
             _resolved_problems(unit, problem)
+            for p in routes.judge_problems(unit.task.definition) if routes is not None else []:
+                problem(p.message, p.field_path, p.hint)
             for warning in refusal_warnings(unit.task.definition.success_criteria, unit.agent):
                 out.add_warning(path, variant + warning)
         machine_key = (unit.agent.type, unit.agent.model, unit.task.definition.sandbox.driver, choices)

@@ -53,7 +53,7 @@ class PlanReport:
         return all(f.ok for f in self.files) and not self.other_errors
 
 
-def plan_file(path: Path) -> FilePlan:
+def plan_file(path: Path, backend: str | None = None) -> FilePlan:
     out = FilePlan(path)
     try:
         loaded = read_task_file(path)
@@ -63,7 +63,7 @@ def plan_file(path: Path) -> FilePlan:
             raise TaskConfigError(path, problems)
         out.tasks = expand_dataset(task, loaded.raw, path, warnings=tuple(loaded.warnings))
         out.warnings = [w.render() for w in loaded.warnings] + task_warnings(task)
-        out.notes = [*environment_notes(task), *judge_notes(task)]
+        out.notes = [*environment_notes(task), *judge_notes(task, backend)]
     except TaskConfigError as exc:
         out.error = exc
     return out
@@ -159,8 +159,9 @@ def plan(
     (under the experiment, -D, -T, --driver) and the unit checks for the chosen backend; each file's
     notes say the network policy its units get and the model route they take."""
     probe = _probe_bubblewrap()
+    chosen = choices or RunChoices()
     try:
-        files = [plan_file(p) for p in discover_task_files(paths, cwd=cwd)]
+        files = [plan_file(p, chosen.backend) for p in discover_task_files(paths, cwd=cwd)]
     finally:
         probe.join()
     definitions: list[TaskDefinition] = [f.tasks[0].definition for f in files if f.tasks]
@@ -171,7 +172,6 @@ def plan(
     tasks = [t for f in files for t in f.tasks]
     if tasks:
         report.units = plan_units(tasks, inputs or PlanInputs(), cwd=cwd)
-        chosen = choices or RunChoices()
         units = [*report.units.units, *report.units.held_back]
         report.routes = RunRoutes.for_units(chosen.backend, units, report.units.experiment)
         checks = check_units(units, chosen, report.routes)
