@@ -103,6 +103,19 @@ def test_command_not_executed_means_never_run_whatever_min_count_says(tmp_path: 
     assert "read as command_executed with min_count: 0, max_count: 0" in warning.message
 
 
+def test_a_wrong_key_of_command_not_executed_is_told_the_keys_of_what_it_means(tmp_path: Path) -> None:
+    body = HEAD + "success_criteria:\n  - {type: command_not_executed, pattern: rm, description: never}\n"
+    with pytest.raises(TaskConfigError) as caught:
+        read_task_file(write(tmp_path, body))
+    (problem,) = caught.value.problems
+    assert problem.message == "unknown key 'pattern'"
+    assert problem.hint == "did you mean 'command_pattern' or 'exclude_pattern'?"
+    typo = HEAD + "success_criteria:\n  - {type: command_not_executed, comand_pattern: rm, description: never}\n"
+    with pytest.raises(TaskConfigError) as caught:
+        read_task_file(write(tmp_path, typo))
+    assert caught.value.problems[0].hint == "did you mean 'command_pattern'?"
+
+
 def test_node_env_packages_as_the_reference_spells_it(tmp_path: Path) -> None:
     body = HEAD + "sandbox:\n  node: {env_packages: [left-pad]}\n  python: {env_packages: [pytest]}\n" + CRITERIA
     sandbox = read_task_file(write(tmp_path, body)).definition.sandbox

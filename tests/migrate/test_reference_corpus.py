@@ -16,7 +16,8 @@ from coder_eval.models.criteria import ReferenceComparisonCriterion
 @pytest.fixture
 def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     # plan checks the default backend's credentials (as run would); these files are about task forms
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+    # and of a judge's own endpoint (OWN_JUDGE_KEY)
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OWN_JUDGE_KEY"):
         monkeypatch.setenv(name, "sk-test-not-used")
     return write_corpus(tmp_path / "suite")
 

@@ -13,7 +13,7 @@ from coder_eval.common.suggest import did_you_mean
 from coder_eval.errors import Problem
 from coder_eval.loading.yaml_source import LineMap
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, BaseAgentConfig, agent_config_class
-from coder_eval.models.criteria import criterion_spec
+from coder_eval.models.criteria import criterion_spec, unalias_criterion
 from coder_eval.models.criteria_base import BaseCriterion
 
 Loc = tuple[str | int, ...]
@@ -84,7 +84,7 @@ def _open_member(tp: Any, data: Any) -> Any:
     if tp is BaseAgentConfig:
         return _agent_model(data)
     if tp is BaseCriterion and isinstance(data, dict) and isinstance(data.get("type"), str):
-        return criterion_spec(data["type"]) or BaseCriterion
+        return criterion_spec(str(unalias_criterion(data)["type"])) or BaseCriterion  # a legacy alias: its target
     return tp
 
 
