@@ -72,6 +72,49 @@ def test_near_duplicate_prompts_are_flagged_once(tmp_path: Path) -> None:
     assert [(f.task_id, "a" in f.message) for f in found] == [("b", True)]
 
 
+def _pairwise_ce105(tasks: list[LoadedTask]) -> list[tuple[str | None, str]]:
+    """The rule as first written: every earlier task of the same criterion kinds, difflib on each pair."""
+    from collections import Counter
+    from difflib import SequenceMatcher
+
+    from coder_eval.lint.static import DUPLICATE_RATIO
+
+    out = []
+    for j, later in enumerate(tasks):
+        kinds = Counter(c.type for c in later.definition.success_criteria)
+        for earlier in tasks[:j]:
+            if earlier.source_file == later.source_file or kinds != Counter(
+                c.type for c in earlier.definition.success_criteria
+            ):
+                continue
+            a, b = earlier.definition.initial_prompt or "", later.definition.initial_prompt or ""
+            ratio = SequenceMatcher(None, a, b, autojunk=False).ratio()
+            if ratio >= DUPLICATE_RATIO:
+                out.append((later.task_id, f"prompt is {ratio:.0%} the same as {earlier.task_id}"))
+                break
+    return out
+
+
+def test_near_duplicates_are_the_pairwise_scans_findings(tmp_path: Path) -> None:
+    """The LCS prefilter only skips pairs difflib would not flag: same findings, same order, same figures."""
+    import random
+
+    rng = random.Random(105)
+    words = ["write", "read", "parse", "the", "a", "of", "file", "test", "csv", "json", "sum", "column",
+             "print", "numbers", "list", "sort"]  # fmt: skip
+    bases = [" ".join(rng.choices(words, k=rng.randint(8, 40))) for _ in range(12)]
+    tasks = []
+    for n in range(120):
+        text = list(rng.choice(bases))
+        for _ in range(rng.randint(0, 6)):  # a few edits: some stay above the threshold, some fall below
+            text[rng.randrange(len(text))] = rng.choice("abcdefgh ")
+        criteria = [RUNS] if n % 3 else [RUNS, {"type": "file_exists", "path": "out.txt", "description": "x"}]
+        tasks.append(loaded(tmp_path, f"t{n}", criteria, prompt="".join(text)))
+    expected = _pairwise_ce105(tasks)
+    found = [(f.task_id, f.message.split(" (")[0]) for f in static_findings(tasks) if f.rule_id == "CE105"]
+    assert len(expected) > 10 and found == expected
+
+
 REF = {"reference": {"directory": "reference"}}
 
 

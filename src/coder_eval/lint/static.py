@@ -8,6 +8,9 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from rapidfuzz.distance import Indel
+from rapidfuzz.process import cdist
+
 from coder_eval.lint.findings import Finding, finding
 from coder_eval.lint.reference_rule import runs_code_with_reference
 from coder_eval.loading.loader import LoadedTask
@@ -138,19 +141,36 @@ def _task_rules(task: LoadedTask, lines: Lines) -> Iterable[Finding]:
 
 
 def _duplicates(tasks: list[LoadedTask], lines: Lines) -> Iterable[Finding]:
-    """Near-identical prompts with the same criterion kinds, across different task files."""
+    """Near-identical prompts with the same criterion kinds, across different task files.
+
+    A later task is compared with each earlier one of the same criterion kinds, in order, and
+    reported against the first whose difflib ratio reaches DUPLICATE_RATIO. difflib's ratio never
+    exceeds the LCS similarity (its matching blocks are a common subsequence), which rapidfuzz
+    computes for a whole group at once in C++; only the pairs that similarity lets through pay for
+    difflib, so the findings and their figures are the pairwise scan's, without its quadratic cost."""
     singles = [t for t in tasks if t.row_id is None and t.definition.initial_prompt]
-    for j, later in enumerate(singles):
-        for earlier in singles[:j]:
-            if earlier.source_file == later.source_file:
+    groups: dict[tuple[tuple[str, int], ...], list[int]] = {}
+    for j, task in enumerate(singles):
+        kinds = tuple(sorted(Counter(c.type for c in task.definition.success_criteria).items()))
+        groups.setdefault(kinds, []).append(j)
+    found: list[tuple[int, Finding]] = []
+    for members in groups.values():
+        if len(members) > 1:
+            found.extend(_group_duplicates([singles[j] for j in members], members, lines))
+    return [f for _, f in sorted(found, key=lambda pair: pair[0])]
+
+
+def _group_duplicates(group: list[LoadedTask], order: list[int], lines: Lines) -> Iterable[tuple[int, Finding]]:
+    prompts = [t.definition.initial_prompt or "" for t in group]
+    bound = cdist(prompts, prompts, scorer=Indel.normalized_similarity, score_cutoff=DUPLICATE_RATIO - 1e-9)
+    for j, later in enumerate(group):
+        for i in range(j):
+            earlier = group[i]
+            if bound[i][j] == 0 or earlier.source_file == later.source_file:
                 continue
-            kinds = Counter(c.type for c in later.definition.success_criteria)
-            if kinds != Counter(c.type for c in earlier.definition.success_criteria):
-                continue
-            a, b = earlier.definition.initial_prompt or "", later.definition.initial_prompt or ""
-            ratio = SequenceMatcher(None, a, b, autojunk=False).ratio()
+            ratio = SequenceMatcher(None, prompts[i], prompts[j], autojunk=False).ratio()
             if ratio >= DUPLICATE_RATIO:
-                yield finding(
+                yield order[j], finding(
                     "CE105",
                     file=str(later.source_file),
                     line=lines.line(later.source_file, "initial_prompt"),
