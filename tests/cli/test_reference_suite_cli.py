@@ -9,7 +9,7 @@ import pytest
 from clirun import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "migrate"))
-from reference_corpus import FORMS, write_corpus
+from reference_corpus import CREDENTIALS, FORMS, write_corpus
 
 pytestmark = pytest.mark.slow
 
@@ -20,8 +20,7 @@ WARNED = (
 
 
 def test_migrate_check_then_migrate_then_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # plan checks the default backend's credentials (as run would); this test is about task forms
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+    for name in CREDENTIALS:
         monkeypatch.setenv(name, "sk-test-not-used")
     files = write_corpus(tmp_path / "suite")
     tasks = tmp_path / "suite" / "tasks"

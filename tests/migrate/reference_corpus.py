@@ -119,6 +119,9 @@ success_criteria:
 }
 """File stem -> task file text. Every file sits in tasks/<stem>/ so each has its own directory."""
 
+# plan checks the credentials a run would use: the default backend's keys, and the key the
+# system_one_judge endpoint above names. Tests about task forms set them to placeholders.
+CREDENTIALS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OWN_JUDGE_KEY")
 REMOVED = frozenset({"reference_file", "reference_code"})
 """Forms that no longer load: `coder-eval migrate` rewrites them."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from reference_corpus import FORMS, REMOVED, WARNS, write_corpus
+from reference_corpus import CREDENTIALS, FORMS, REMOVED, WARNS, write_corpus
 
 from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.validation import FilePlan, plan
@@ -15,9 +15,7 @@ from coder_eval.models.criteria import ReferenceComparisonCriterion
 
 @pytest.fixture
 def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    # plan checks the default backend's credentials (as run would); these files are about task forms
-    # and of a judge's own endpoint (OWN_JUDGE_KEY)
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OWN_JUDGE_KEY"):
+    for name in CREDENTIALS:
         monkeypatch.setenv(name, "sk-test-not-used")
     return write_corpus(tmp_path / "suite")
 
