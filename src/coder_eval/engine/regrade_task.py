@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from coder_eval.criteria.base import CheckContext
-from coder_eval.criteria.grading import grade
+from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.hooks import run_post, scrub_command
 from coder_eval.engine.recorded_task import RegradeError, task_from_record
 from coder_eval.engine.reference import ReferenceTamperedError
-from coder_eval.engine.sandboxed_grading import grading_sandbox
+from coder_eval.engine.sandboxed_grading import GradingSandbox, grading_sandbox
 from coder_eval.engine.task_log import TaskLog
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.criteria import (
@@ -32,7 +34,15 @@ from coder_eval.sandbox.cli_recorder import RecordedCliLog
 from coder_eval.sandbox.deadline import Deadline
 from coder_eval.sandbox.templates import SetupError
 
-__all__ = ["GRADE_LOG", "RegradeError", "recorded_commands", "regrade_in_place", "task_from_record"]
+__all__ = [
+    "GRADE_LOG",
+    "RegradeError",
+    "graded_workspace",
+    "preserved_workspace",
+    "recorded_commands",
+    "regrade_in_place",
+    "task_from_record",
+]
 
 GRADE_LOG = "grade.log"
 _SHELL_CRITERIA = (
@@ -57,7 +67,8 @@ def recorded_commands(task: LoadedTask, result: EvaluationResult) -> list[str]:
     return found
 
 
-def _workspace(result: EvaluationResult, out_dir: Path) -> Path:
+def preserved_workspace(result: EvaluationResult, out_dir: Path) -> Path:
+    """The unit's preserved workspace (its recorded sandbox path inside the unit's directory, else artifacts/)."""
     recorded = Path(result.sandbox_path) if result.sandbox_path else None
     if recorded is not None and recorded.is_dir() and out_dir.resolve() in recorded.resolve().parents:
         return recorded
@@ -89,16 +100,20 @@ def _noted(prior: EvaluationResult, note: str | None) -> RecordNotes | None:
     return notes.model_copy(update={"mapped": [*notes.mapped, note]}) if note not in notes.mapped else notes
 
 
-def regrade_in_place(
-    prior: EvaluationResult, task: LoadedTask, out_dir: Path, run_dir: Path, *, note: str | None = None
-) -> EvaluationResult:
-    """Grade the preserved workspace with the recorded trajectory; keep task.execute.json.
+@contextmanager
+def graded_workspace(
+    prior: EvaluationResult,
+    task: LoadedTask,
+    workspace: Path,
+    scratch: Path,
+    run_dir: Path,
+    out_dir: Path,
+    log: TaskLog,
+) -> Iterator[tuple[Grade, GradingSandbox]]:
+    """Grade `workspace` with the task's criteria and the recorded trajectory, in a fresh environment of
+    the task's own driver; yields the outcome with the environment still open (post_run may follow).
 
-    `note` says how the task was obtained when that is worth recording (kept in `record_notes`)."""
-    clock = time.monotonic()
-    log = TaskLog()
-    workspace = _workspace(prior, out_dir)
-    scratch = out_dir / SCRATCH_DIR
+    Raises RegradeError when the environment cannot be set up or the reference changed."""
     try:
         with grading_sandbox(task, workspace, scratch, run_dir, log) as graded_in:
             guard = graded_in.guard
@@ -118,6 +133,24 @@ def regrade_in_place(
             )
             outcome = grade(list(task.definition.success_criteria), ctx)
             graded_in.check_reference()
+            yield outcome, graded_in
+    except (SetupError, ReferenceTamperedError) as exc:
+        raise RegradeError(f"{out_dir}: cannot grade the preserved workspace: {exc}") from None
+
+
+def regrade_in_place(
+    prior: EvaluationResult, task: LoadedTask, out_dir: Path, run_dir: Path, *, note: str | None = None
+) -> EvaluationResult:
+    """Grade the preserved workspace with the recorded trajectory; keep task.execute.json.
+
+    `note` says how the task was obtained when that is worth recording (kept in `record_notes`)."""
+    clock = time.monotonic()
+    log = TaskLog()
+    workspace = preserved_workspace(prior, out_dir)
+    scratch = out_dir / SCRATCH_DIR
+    try:
+        with graded_workspace(prior, task, workspace, scratch, run_dir, out_dir, log) as (outcome, graded_in):
+            guard = graded_in.guard
             task_env = {"TASK_DIR": graded_in.command_dirs["TASK_DIR"]}
             if not prior.post_run_results:
                 guard.settle()  # nothing the criteria started lives into post_run
@@ -125,8 +158,6 @@ def regrade_in_place(
                 scrub_command(r, guard.scrubber)
                 for r in run_post(graded_in.sandbox, task.definition.post_run, log, task_env)
             ]
-    except (SetupError, ReferenceTamperedError) as exc:
-        raise RegradeError(f"{out_dir}: cannot grade the preserved workspace: {exc}") from None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     status = _status(prior, outcome.status)

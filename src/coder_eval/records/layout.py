@@ -16,6 +16,8 @@ RUN_MD = "run.md"
 RUN_PLAN = "run-plan.json"
 """Written when a run starts (units planned, units to run now) so a live view can show the total;
 removed once run.json, which carries the same figures, is written."""
+REGRADES_JSON = "regrades.json"
+"""Re-grades of the run's units (`coder-eval flaky --regrade`), at the run's root."""
 SUITE_JSON = "suite.json"
 SUITE_MD = "suite.md"
 ARTIFACTS_DIR = "artifacts"
