@@ -127,6 +127,10 @@ def _show_resolution(report: PlanReport) -> None:
     if plan is None:
         return
     typer.echo(f"experiment {plan.experiment.experiment_id}: {len(plan.experiment.variants)} variant(s)")
+    quarantine = plan.experiment.quarantine
+    if quarantine is not None:
+        how = "left out of" if quarantine.mode == "exclude" else f"counted at weight {quarantine.weight:g} in"
+        typer.echo(f"  quarantine: {', '.join(quarantine.tasks)} ({how} the statistics and the verdict)")
     shown: set[tuple[str, object]] = set()
     for unit in plan.units:
         key = (unit.variant_id, unit.task.source_file)

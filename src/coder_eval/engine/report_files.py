@@ -133,7 +133,7 @@ def write_experiment_reports(
     and experiment.json's task summaries written as they come; a comparable run keeps them for
     its statistical pages, and a variant's rows for its own.
     """
-    from coder_eval.experiments.build import ExperimentBuilder, variant_order
+    from coder_eval.experiments.build import ExperimentBuilder, quarantine_records, variant_order
 
     keys = results.keys() if isinstance(results, HeldResults) else [row_key(r) for r in results]
     named = [v.variant_id for v in experiment.variants]
@@ -147,6 +147,8 @@ def write_experiment_reports(
             if kept is not None:
                 kept.append(summary)
         result = builder.result(experiment.experiment_id, experiment.description, duration)
+        quarantine = quarantine_records(experiment.quarantine, (task for _, task, _ in keys))
+        result = result.model_copy(update={"quarantine": quarantine})
         text = result.model_dump_json(indent=2)
         write_chunks_atomic(run_dir / "experiment.json", list_spliced_chunks(text, "task_summaries", summaries))
     if kept is not None:

@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder_eval.common.suggest import did_you_mean
 from coder_eval.engine.experiment_plan import ExperimentPlan, PlanInputs, plan_units
 from coder_eval.engine.preflight import environment_warnings
 from coder_eval.engine.route_check import RunRoutes
@@ -17,6 +18,7 @@ from coder_eval.loading.discovery import discover_task_files
 from coder_eval.loading.loader import LoadedTask, expand_dataset, read_task_file
 from coder_eval.loading.static_checks import task_problems, task_warnings
 from coder_eval.models.criteria_judges import SystemOneJudgeCriterion
+from coder_eval.models.experiment import ExperimentDefinition
 from coder_eval.models.sandbox import PythonEnv
 from coder_eval.models.task import TaskDefinition
 
@@ -173,12 +175,28 @@ def plan(
     if tasks:
         report.units = plan_units(tasks, inputs or PlanInputs(), cwd=cwd)
         units = [*report.units.units, *report.units.held_back]
+        report.environment += quarantine_warnings(report.units.experiment, {u.task_id for u in units})
         report.routes = RunRoutes.for_units(chosen.backend, units, report.units.experiment)
         checks = check_units(units, chosen, report.routes)
         _attach(report, [*report.units.errors, *checks.errors()], checks.warnings)
         if report.routes is not None:
             _route_notes(report, report.routes, units)
     return report
+
+
+def quarantine_warnings(experiment: ExperimentDefinition, task_ids: set[str]) -> list[str]:
+    """A quarantined name that no planned unit has: a typo, or a task this selection leaves out."""
+    if experiment.quarantine is None:
+        return []
+    out = []
+    for name in experiment.quarantine.tasks:
+        if name not in task_ids:
+            hint = did_you_mean(name, sorted(task_ids))
+            out.append(
+                f"experiment {experiment.experiment_id}: quarantine names task {name!r}, which none of these tasks "
+                f"is{f' ({hint})' if hint else ''}; the quarantine will not apply to it"
+            )
+    return out
 
 
 def _route_notes(report: PlanReport, routes: RunRoutes, units: list[RunUnit]) -> None:

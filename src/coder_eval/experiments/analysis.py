@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from coder_eval.experiments.passk import TaskTrials, k_values, task_trials
@@ -12,6 +12,7 @@ from coder_eval.experiments.stats import (
     RateEstimate,
     bootstrap_mean,
     paired_comparison,
+    weighted_rate,
     wilson_interval,
 )
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
@@ -36,7 +37,10 @@ def pass_rate_interval(aggregate: VariantAggregate) -> RateEstimate | None:
 
 
 def variant_statistics(result: ExperimentResult, variant_id: str) -> VariantStatistics:
-    """Interval estimates for one variant of an experiment."""
+    """Interval estimates for one variant of an experiment (quarantined tasks left out or weighted)."""
+    weights = result.task_weights()
+    if weights:
+        return _weighted_variant_statistics(result, variant_id, weights)
     scores = [s for task in result.per_replicate_scores.get(variant_id, {}).values() for s in task]
     aggregate = result.variant_aggregates.get(variant_id)
     return VariantStatistics(
@@ -44,6 +48,34 @@ def variant_statistics(result: ExperimentResult, variant_id: str) -> VariantStat
         score=bootstrap_mean(scores),
         pass_rate=pass_rate_interval(aggregate) if aggregate else None,
         unmeasured_rows=sum(t.unmeasured_count(variant_id) for t in result.task_summaries),
+    )
+
+
+def _weighted_variant_statistics(
+    result: ExperimentResult, variant_id: str, weights: dict[str, float]
+) -> VariantStatistics:
+    """Every replicate of a quarantined task counts at its task's weight (0: not at all)."""
+    scores, score_weights, outcomes, outcome_weights, unmeasured = [], [], [], [], 0
+    for summary in result.task_summaries:
+        weight = weights.get(summary.task_id, 1.0)
+        if weight <= 0:
+            continue
+        for r in summary.variant_results:
+            if r.variant_id != variant_id:
+                continue
+            if r.weighted_score is None:
+                unmeasured += 1
+            else:
+                scores.append(r.weighted_score)
+                score_weights.append(weight)
+            if r.final_status.category != "ungraded":
+                outcomes.append(r.final_status.category == "succeeded")
+                outcome_weights.append(weight)
+    return VariantStatistics(
+        variant_id=variant_id,
+        score=bootstrap_mean(scores, weights=score_weights),
+        pass_rate=weighted_rate(outcomes, outcome_weights) if scores else None,
+        unmeasured_rows=unmeasured,
     )
 
 
@@ -72,14 +104,23 @@ def compare_two_arms(result: ExperimentResult) -> PairedComparison | None:
 
 
 def compare_arms(result: ExperimentResult, variant_a: str, variant_b: str) -> PairedComparison:
-    """B − A per task over tasks both measured; unmeasured replicates of either arm are counted."""
-    unmeasured = sum(t.unmeasured_count(v) for t in result.task_summaries for v in (variant_a, variant_b))
+    """B − A per task over tasks both measured; unmeasured replicates of either arm are counted.
+
+    Quarantined tasks are left out (their unmeasured replicates too) or weighted."""
+    weights = result.task_weights()
+    unmeasured = sum(
+        t.unmeasured_count(v)
+        for t in result.task_summaries
+        if weights.get(t.task_id, 1.0) > 0
+        for v in (variant_a, variant_b)
+    )
     return paired_comparison(
         result.per_replicate_scores.get(variant_a, {}),
         result.per_replicate_scores.get(variant_b, {}),
         label_a=variant_a,
         label_b=variant_b,
         unmeasured_rows=unmeasured,
+        weights=result.task_weights(),
     )
 
 
@@ -91,6 +132,8 @@ class PassKFigure:
     pass_at_k: MeanEstimate
     pass_hat_k: MeanEstimate
     tasks_excluded: int
+    tasks_quarantined: int = 0
+    """Tasks left out because the experiment quarantined them."""
 
     @property
     def tasks(self) -> int:
@@ -131,24 +174,38 @@ def experiment_k_values(result: ExperimentResult) -> list[int]:
     return k_values(most)
 
 
-def pass_k_figures(tasks: Sequence[TaskTrials], ks: Sequence[int] | None = None) -> list[PassKFigure]:
+def pass_k_figures(
+    tasks: Sequence[TaskTrials], ks: Sequence[int] | None = None, weights: Mapping[str, float] | None = None
+) -> list[PassKFigure]:
     """Per k, the mean over tasks of pass@k and pass^k with a percentile bootstrap interval over tasks.
 
     Resampling tasks (not replicates) asks how the figure would move on another draw of tasks like
     these, which is what a reader generalises to; each task's own estimate is unbiased, and its
     replicate noise shows up in the spread between tasks. Tasks with fewer than k graded
-    replicates are left out and counted.
+    replicates are left out and counted. `weights` (task → weight) come from a quarantine: weight
+    0 leaves a task out, a smaller weight counts it less in the mean and its interval.
     """
+    weights = weights or {}
+    kept = [t for t in tasks if weights.get(t.task_id, 1.0) > 0]
     if ks is None:
-        ks = k_values(max((t.n for t in tasks), default=0))
+        ks = k_values(max((t.n for t in kept), default=0))
     out = []
     for k in ks:
-        values = [v for v in (t.at(k) for t in tasks) if v is not None]
-        at = bootstrap_mean([v[0] for v in values])
-        hat = bootstrap_mean([v[1] for v in values])
+        values = [(v, weights.get(t.task_id, 1.0)) for t, v in ((t, t.at(k)) for t in kept) if v is not None]
+        w = [weight for _, weight in values] if weights else None
+        at = bootstrap_mean([v[0] for v, _ in values], weights=w)
+        hat = bootstrap_mean([v[1] for v, _ in values], weights=w)
         if at is None or hat is None:
             continue
-        out.append(PassKFigure(k=k, pass_at_k=at, pass_hat_k=hat, tasks_excluded=len(tasks) - len(values)))
+        out.append(
+            PassKFigure(
+                k=k,
+                pass_at_k=at,
+                pass_hat_k=hat,
+                tasks_excluded=len(kept) - len(values),
+                tasks_quarantined=len(tasks) - len(kept),
+            )
+        )
     return out
 
 
@@ -186,3 +243,28 @@ def p_value_text(value: float | None, reason: str = "n/a") -> str:
 def clamp_unit(value: float) -> float:
     """A score clamped to the 0–1 range a chart draws."""
     return min(1.0, max(0.0, value))
+
+
+def quarantine_summary(result: ExperimentResult) -> str | None:
+    """One sentence on the experiment's quarantine for a report; None without one."""
+    if not result.quarantine:
+        return None
+    excluded = [q.task_id for q in result.quarantine if q.mode == "exclude"]
+    weighted = [q for q in result.quarantine if q.mode == "weight"]
+    parts = []
+    if excluded:
+        parts.append(f"{', '.join(excluded)} left out of every statistic and the verdict")
+    if weighted:
+        parts.append(
+            ", ".join(q.task_id for q in weighted)
+            + f" counted at weight {weighted[0].weight:g} (every other task weighs 1) in the means, intervals, "
+            "pass@k and the paired test"
+        )
+    missing = [q.task_id for q in result.quarantine if not q.in_run]
+    text = "Quarantined: " + "; ".join(parts) + "."
+    if missing:
+        text += f" Not in this run: {', '.join(missing)}."
+    reason = next((q.reason for q in result.quarantine if q.reason), "")
+    if reason:
+        text += f" Why: {reason}"
+    return text

@@ -8,8 +8,10 @@ from collections.abc import Iterable, Sequence
 from statistics import fmean
 
 from coder_eval.experiments.passk import arm_estimates, task_trials
+from coder_eval.models.experiment import Quarantine
 from coder_eval.models.experiment_results import (
     ExperimentResult,
+    QuarantinedTask,
     TaskExperimentSummary,
     VariantAggregate,
     VariantResult,
@@ -225,3 +227,20 @@ def _variant_result(row: EvaluationResult, replicate_count: int) -> VariantResul
         replicate_index=row.replicate_index,
         replicate_count=replicate_count,
     )
+
+
+def quarantine_records(quarantine: Quarantine | None, task_ids: Iterable[str]) -> list[QuarantinedTask]:
+    """The experiment's quarantine as experiment.json keeps it: each task, how it counts, whether it ran."""
+    if quarantine is None:
+        return []
+    seen = set(task_ids)
+    return [
+        QuarantinedTask(
+            task_id=task,
+            mode=quarantine.mode,
+            weight=quarantine.task_weight,
+            reason=quarantine.reason,
+            in_run=task in seen,
+        )
+        for task in quarantine.tasks
+    ]

@@ -7,6 +7,13 @@
   measured, its bootstrap interval, a paired t-test, a Wilcoxon signed-rank test and a Welch
   t-test on the raw replicates, and a plain-language verdict.
 
+Quarantined tasks (an experiment's `quarantine:`) come in as weights: weight 0 leaves a task out,
+a weight between 0 and 1 counts it less. Weighted means are bootstrapped by resampling (value,
+weight) pairs; the weighted paired test is the t-test of a weighted least-squares mean (each
+task's difference taken to have variance σ²/w), which is the ordinary paired t-test when every
+weight is 1; a weighted pass rate gets the Wilson interval at Kish's effective sample size
+(Σw)² / Σw². The rank and unpaired tests have no weighted form and are not run then.
+
 Nothing here is written to experiment.json; reports recompute it from `per_replicate_scores`.
 """
 
@@ -81,6 +88,10 @@ class PairedComparison:
     """Fewest measured replicates of any compared task in either arm."""
     replicate_variance: float | None = None
     """Pooled variance of replicate scores within a (task, arm); None with one replicate each."""
+    tasks_quarantined: int = 0
+    """Tasks left out because the experiment quarantined them (weight 0)."""
+    weighted: bool = False
+    """True when quarantined tasks were counted with a weight below 1."""
 
     @property
     def n(self) -> int:
@@ -130,25 +141,40 @@ def bootstrap_mean(
     seed: int = BOOTSTRAP_SEED,
     n_resamples: int = BOOTSTRAP_RESAMPLES,
     method: Literal["percentile", "BCa"] = BOOTSTRAP_METHOD,
+    weights: Sequence[float] | None = None,
 ) -> MeanEstimate | None:
-    """The mean and its bootstrap CI; None for no values. One value or no spread → the point itself."""
+    """The mean and its bootstrap CI; None for no values. One value or no spread → the point itself.
+
+    With `weights` (one per value) the mean is weighted and (value, weight) pairs are resampled
+    together; weight-0 values are left out, and equal weights give the unweighted figures."""
     data = np.asarray(values, dtype=float)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    if w is not None:
+        data, w = data[w > 0], w[w > 0]
+        if data.size and float(np.ptp(w)) <= SPREAD_TOLERANCE:
+            w = None  # equal weights: exactly the unweighted estimate
     if data.size == 0:
         return None
-    mean = float(np.mean(data))
+    mean = float(np.mean(data)) if w is None else float(np.average(data, weights=w))
     if data.size < 2 or float(np.ptp(data)) <= SPREAD_TOLERANCE:
         return MeanEstimate(mean=mean, low=mean, high=mean, n=int(data.size), degenerate=True)
+    samples: tuple[np.ndarray, ...] = (data,) if w is None else (data, w)
     result = stats.bootstrap(
-        (data,),
-        np.mean,
+        samples,
+        np.mean if w is None else _weighted_mean,
         confidence_level=confidence,
         n_resamples=n_resamples,
         method=method,
         vectorized=True,
+        paired=w is not None,
         rng=np.random.default_rng(seed),
     )
     interval = result.confidence_interval
     return MeanEstimate(mean=mean, low=float(interval.low), high=float(interval.high), n=int(data.size))
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.sum(values * weights, axis=axis) / np.sum(weights, axis=axis)  # type: ignore[no-any-return]
 
 
 def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> RateEstimate | None:
@@ -165,6 +191,28 @@ def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDEN
     )
 
 
+def weighted_rate(
+    outcomes: Sequence[bool], weights: Sequence[float], *, confidence: float = CONFIDENCE
+) -> RateEstimate | None:
+    """A weighted success share with the Wilson interval at the effective sample size (Σw)² / Σw².
+
+    Weight-0 outcomes are left out; `successes` and `trials` count the outcomes that remain."""
+    kept = [(o, float(w)) for o, w in zip(outcomes, weights, strict=True) if w > 0]
+    if not kept:
+        return None
+    total = sum(w for _, w in kept)
+    rate = sum(w for o, w in kept if o) / total
+    n = total**2 / sum(w * w for _, w in kept)
+    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    denominator = 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / denominator
+    half = z * float(np.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n))) / denominator
+    successes = sum(1 for o, _ in kept if o)
+    return RateEstimate(
+        rate=rate, low=max(0.0, centre - half), high=min(1.0, centre + half), successes=successes, trials=len(kept)
+    )
+
+
 # --- paired comparison ------------------------------------------------------------------------
 
 
@@ -177,18 +225,28 @@ def paired_comparison(
     unmeasured_rows: int = 0,
     confidence: float = CONFIDENCE,
     seed: int = BOOTSTRAP_SEED,
+    weights: Mapping[str, float] | None = None,
 ) -> PairedComparison:
     """Compare arm B with arm A task by task (task → measured replicate scores for each arm).
 
     Each task contributes one difference: mean(B replicates) − mean(A replicates). Tasks either
-    arm did not measure are excluded and counted in `tasks_excluded`.
+    arm did not measure are excluded and counted in `tasks_excluded`. `weights` (task → weight,
+    1 when absent) come from a quarantine: weight 0 leaves a task out (`tasks_quarantined`), a
+    smaller weight counts its difference less in the mean, its interval and the t-test.
     """
-    tasks = tuple(sorted(t for t in set(scores_a) | set(scores_b) if scores_a.get(t) and scores_b.get(t)))
-    excluded = len({t for t in set(scores_a) | set(scores_b)} - set(tasks))
+    weights = weights or {}
+    named = set(scores_a) | set(scores_b)
+    out = {t for t in named if weights.get(t, 1.0) <= 0}
+    tasks = tuple(sorted(t for t in named - out if scores_a.get(t) and scores_b.get(t)))
+    excluded = len(named - out - set(tasks))
+    w = np.array([weights.get(t, 1.0) for t in tasks], dtype=float)
+    weighted = bool(np.any(w != 1.0))
     mean_a = np.array([np.mean(scores_a[t]) for t in tasks], dtype=float)
     mean_b = np.array([np.mean(scores_b[t]) for t in tasks], dtype=float)
     diffs = mean_b - mean_a
-    interval = bootstrap_mean(diffs.tolist(), confidence=confidence, seed=seed)
+    interval = bootstrap_mean(
+        diffs.tolist(), confidence=confidence, seed=seed, weights=w.tolist() if weighted else None
+    )
     return PairedComparison(
         label_a=label_a,
         label_b=label_b,
@@ -196,9 +254,9 @@ def paired_comparison(
         differences=tuple(float(d) for d in diffs),
         mean_difference=interval.mean if interval else None,
         interval=interval,
-        t_pvalue=paired_t_pvalue(mean_a, mean_b),
-        wilcoxon_pvalue=wilcoxon_pvalue(diffs),
-        welch_pvalue=welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)),
+        t_pvalue=weighted_t_pvalue(diffs, w) if weighted else paired_t_pvalue(mean_a, mean_b),
+        wilcoxon_pvalue=None if weighted else wilcoxon_pvalue(diffs),
+        welch_pvalue=None if weighted else welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)),
         b_better=int(np.sum(diffs > TIE_TOLERANCE)),
         a_better=int(np.sum(diffs < -TIE_TOLERANCE)),
         ties=int(np.sum(np.abs(diffs) <= TIE_TOLERANCE)),
@@ -207,6 +265,8 @@ def paired_comparison(
         confidence=confidence,
         min_replicates=min((min(len(scores_a[t]), len(scores_b[t])) for t in tasks), default=0),
         replicate_variance=replicate_variance([scores_a, scores_b], tasks),
+        tasks_quarantined=len(out),
+        weighted=weighted,
     )
 
 
@@ -216,6 +276,17 @@ def paired_t_pvalue(a: np.ndarray, b: np.ndarray) -> float | None:
     if diffs.size < 2 or float(np.ptp(diffs)) <= SPREAD_TOLERANCE:
         return None
     return _finite(stats.ttest_rel(b, a).pvalue)
+
+
+def weighted_t_pvalue(diffs: np.ndarray, weights: np.ndarray) -> float | None:
+    """Two-sided p of the weighted mean difference: the t-test of a weighted least-squares intercept
+    (var(d_i) = σ² / w_i, σ² estimated with n − 1 degrees of freedom); None as `paired_t_pvalue`."""
+    if diffs.size < 2 or float(np.ptp(diffs)) <= SPREAD_TOLERANCE:
+        return None
+    mean = float(np.average(diffs, weights=weights))
+    sigma2 = float(np.sum(weights * (diffs - mean) ** 2)) / (diffs.size - 1)
+    t = mean / float(np.sqrt(sigma2 / np.sum(weights)))
+    return _finite(2 * stats.t.sf(abs(t), diffs.size - 1))
 
 
 def wilcoxon_pvalue(diffs: np.ndarray) -> float | None:
@@ -248,6 +319,10 @@ def paired_verdict(comparison: PairedComparison) -> str:
     if comparison.unmeasured_rows:
         rows = "row" if comparison.unmeasured_rows == 1 else "rows"
         text += f" ({comparison.unmeasured_rows} unmeasured {rows} excluded)"
+    if comparison.tasks_quarantined:
+        text += f" ({comparison.tasks_quarantined} quarantined task(s) left out)"
+    if comparison.weighted:
+        text += " (quarantined tasks counted at their weight)"
     return text + "."
 
 

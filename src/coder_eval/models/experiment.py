@@ -199,6 +199,39 @@ class ExperimentVariant(StrictModel):
         return self
 
 
+QuarantineMode = Literal["exclude", "weight"]
+
+
+class Quarantine(StrictModel):
+    """Tasks known to be unstable, kept out of (or down-weighted in) the experiment's statistics and verdict."""
+
+    tasks: list[NonBlank] = Field(min_length=1, description="Task ids (a dataset row's id is `<task>/<row>`).")
+    mode: QuarantineMode = Field(
+        "exclude",
+        description="`exclude`: left out of every statistic and the verdict; `weight`: counted with `weight`.",
+    )
+    weight: float | None = Field(
+        None, gt=0, lt=1, description="With mode `weight`: each task's weight, between 0 and 1 (others weigh 1)."
+    )
+    reason: str = Field("", description="Why these tasks are quarantined; shown in every report.")
+
+    @model_validator(mode="after")
+    def _weight_with_its_mode(self) -> Quarantine:
+        if self.mode == "weight" and self.weight is None:
+            raise ValueError("mode weight needs a weight between 0 and 1 (for example weight: 0.25)")
+        if self.mode == "exclude" and self.weight is not None:
+            raise ValueError("weight applies to mode weight; with mode exclude the tasks are left out entirely")
+        dupes = sorted({t for t in self.tasks if self.tasks.count(t) > 1})
+        if dupes:
+            raise ValueError(f"task {', '.join(map(repr, dupes))} is listed more than once")
+        return self
+
+    @property
+    def task_weight(self) -> float:
+        """The weight each listed task gets: 0 when excluded."""
+        return 0.0 if self.mode == "exclude" else float(self.weight or 0.0)
+
+
 class ExperimentDefinition(StrictModel):
     """An experiment file: shared defaults plus at least one variant."""
 
@@ -215,7 +248,19 @@ class ExperimentDefinition(StrictModel):
         "providers and defaults).",
     )
 
+    quarantine: Quarantine | None = Field(
+        None,
+        description="Unstable tasks to leave out of the statistics and verdict (a list of task ids), or to "
+        "down-weight ({tasks: [...], mode: weight, weight: 0.25}); every report says which and how.",
+    )
+
     _source_file: Path | None = PrivateAttr(None)
+
+    @field_validator("quarantine", mode="before")
+    @classmethod
+    def _bare_list(cls, value: Any) -> Any:
+        """`quarantine: [a, b]` is short for `quarantine: {tasks: [a, b]}` (mode exclude)."""
+        return {"tasks": value} if isinstance(value, list) else value
 
     @field_validator("experiment_id")
     @classmethod

@@ -8,6 +8,8 @@ Confidence intervals and significance tests are computed when a report is render
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, computed_field
 
 from coder_eval.models.base import RecordModel
@@ -116,6 +118,20 @@ class TaskExperimentSummary(RecordModel):
         return sum(1 for r in self.variant_results if r.variant_id == variant_id and r.weighted_score is None)
 
 
+class QuarantinedTask(RecordModel):
+    """A task the experiment file quarantined: how it counts in the statistics and verdict."""
+
+    task_id: str = Field(description="The task.")
+    mode: Literal["exclude", "weight"] = Field(description="`exclude` (left out) or `weight` (counted at `weight`).")
+    weight: float = Field(0.0, description="Its weight in the statistics: 0 when excluded.")
+    reason: str = Field("", description="Why it is quarantined, from the experiment file.")
+    in_run: bool = Field(True, description="False when no unit of the run had this task.")
+
+    def describe(self) -> str:
+        how = "excluded" if self.mode == "exclude" else f"weight {self.weight:g}"
+        return how + ("" if self.in_run else ", not in this run")
+
+
 class ExperimentResult(RecordModel):
     """The cross-variant summary of an experiment run (experiment.json)."""
 
@@ -133,3 +149,11 @@ class ExperimentResult(RecordModel):
         default_factory=dict,
         description="Variant id -> task id -> measured scores in replicate order (for statistics).",
     )
+    quarantine: list[QuarantinedTask] = Field(
+        default_factory=list,
+        description="Tasks the experiment quarantined; the statistics and verdict leave them out or weight them.",
+    )
+
+    def task_weights(self) -> dict[str, float]:
+        """Task id -> its weight in the statistics, for quarantined tasks only (every other task weighs 1)."""
+        return {q.task_id: q.weight for q in self.quarantine}

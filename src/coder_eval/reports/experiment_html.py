@@ -16,6 +16,7 @@ from coder_eval.experiments.analysis import (
     clamp_unit,
     compare_two_arms,
     interval_text,
+    quarantine_summary,
     row_trials,
     task_score,
     variant_statistics,
@@ -31,6 +32,7 @@ from coder_eval.reports.experiment_markdown import (
     best_label,
     comparison_rows,
     method_note,
+    quarantine_mark,
     rows_by_task,
     score_with_interval,
 )
@@ -217,9 +219,10 @@ def render_experiment_html(result: ExperimentResult, *, links: Links = ()) -> st
             ]
         ),
         f'<p class="note">{escape(method_note())}</p>',
+        _quarantine(result),
         "<h2>Variants</h2>",
         _variant_table(result),
-        _pass_k({v: arm_trials(result, v) for v in result.variant_ids}),
+        _pass_k({v: arm_trials(result, v) for v in result.variant_ids}, weights=result.task_weights()),
         _comparison(compare_two_arms(result)),
         _ranking(rank_arms(result)),
         "<h2>Tasks</h2>",
@@ -228,6 +231,22 @@ def render_experiment_html(result: ExperimentResult, *, links: Links = ()) -> st
         _experiment_chart(result),
     ]
     return _page(f"Coder Eval experiment {result.experiment_id}", body)
+
+
+def _quarantine(result: ExperimentResult) -> str:
+    summary = quarantine_summary(result)
+    if summary is None:
+        return ""
+    rows = [
+        [q.task_id, "excluded" if q.mode == "exclude" else f"weight {q.weight:g}", "yes" if q.in_run else "no"]
+        for q in result.quarantine
+    ]
+    return (
+        f'<h2>Quarantine</h2><p class="verdict" id="quarantine">{escape(summary)}</p>'
+        + _table(("Task", "How", "In this run"), rows)
+        + '<p class="note">The counts include every row; the mean scores, pass rates, pass@k, intervals, '
+        "the comparison and its verdict apply the quarantine.</p>"
+    )
 
 
 def _variant_table(result: ExperimentResult) -> str:
@@ -247,21 +266,27 @@ def _variant_cells(aggregate: VariantAggregate, statistics: VariantStatistics) -
         str(aggregate.tasks_failed),
         str(aggregate.tasks_error),
         str(aggregate.tasks_not_graded),
-        format_score(aggregate.average_score),
+        format_score(statistics.score.mean if statistics.score else None),
         interval_text(statistics.score),
-        format_percent(aggregate.pass_rate),
+        format_percent(statistics.pass_rate.rate if statistics.pass_rate else None),
         interval_text(statistics.pass_rate, percent=True),
         format_tokens(aggregate.total_tokens),
         format_duration(aggregate.average_duration),
     ]
 
 
-def _pass_k(trials_by_arm: Mapping[str, Sequence[TaskTrials]], *, single: bool = False) -> str:
+def _pass_k(
+    trials_by_arm: Mapping[str, Sequence[TaskTrials]],
+    *,
+    single: bool = False,
+    weights: Mapping[str, float] | None = None,
+) -> str:
     """The pass@k / pass^k tables (per arm and k, then per task with its replicate strip)."""
     k = passk_tables.largest_k(trials_by_arm)
     if k is None:
         return ""
-    arms = _table(passk_tables.ARM_HEADERS, passk_tables.arms_rows(trials_by_arm, k_values(k)), frozenset({1, 2, 4}))
+    figures = passk_tables.arms_rows(trials_by_arm, k_values(k), weights)
+    arms = _table(passk_tables.ARM_HEADERS, figures, frozenset({1, 2, 4}))
     headers = passk_tables.task_headers(list(trials_by_arm), k, single=single)
     tasks = _table(headers, passk_tables.task_rows(trials_by_arm, k))
     hidden = passk_tables.hidden_tasks(trials_by_arm)
@@ -294,7 +319,7 @@ def _task_table(result: ExperimentResult) -> str:
     headers = ["Task", *result.variant_ids, "Best", "Spread", "Replicates"]
     rows = [
         [
-            s.task_id,
+            s.task_id + quarantine_mark(result, s.task_id),
             *(score_with_interval(task_score(s, v)) for v in result.variant_ids),
             best_label(s).strip("`"),
             format_score(s.score_spread),

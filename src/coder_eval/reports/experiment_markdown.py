@@ -15,6 +15,7 @@ from coder_eval.experiments.analysis import (
     compare_two_arms,
     interval_text,
     p_value_text,
+    quarantine_summary,
     row_trials,
     task_score,
     variant_statistics,
@@ -59,8 +60,12 @@ def render_experiment_markdown(result: ExperimentResult) -> str:
     """experiment.md: variant table, the two-arm comparison, per-task table and a text chart."""
     sections = [
         _experiment_header(result),
+        _quarantine_section(result),
         _variant_table(result),
-        passk_tables.markdown_section({v: arm_trials(result, v) for v in result.variant_ids}),
+        passk_tables.markdown_section(
+            {v: arm_trials(result, v) for v in result.variant_ids},
+            weights=result.task_weights(),
+        ),
         _comparison_section(compare_two_arms(result)),
         _ranking_section(rank_arms(result)),
         _task_table(result),
@@ -81,6 +86,37 @@ def _experiment_header(result: ExperimentResult) -> list[str]:
         f"_{method_note()}_",
     ]
     return lines
+
+
+def _quarantine_section(result: ExperimentResult) -> list[str]:
+    summary = quarantine_summary(result)
+    if summary is None:
+        return []
+    lines = [
+        "## Quarantine",
+        "",
+        f"**{cell(summary, limit=2000)}**",
+        "",
+        "| Task | How | In this run |",
+        "| --- | --- | --- |",
+    ]
+    for q in result.quarantine:
+        how = "excluded" if q.mode == "exclude" else f"weight {q.weight:g}"
+        lines.append(f"| {cell(q.task_id)} | {how} | {'yes' if q.in_run else 'no'} |")
+    lines += [
+        "",
+        "_The counts (runs, succeeded, failed, errors) include every row; the mean scores, pass rates, "
+        "pass@k, intervals, the comparison and its verdict apply the quarantine._",
+    ]
+    return lines
+
+
+def quarantine_mark(result: ExperimentResult, task_id: str) -> str:
+    """`` (quarantined: excluded)`` after a quarantined task's id, else nothing."""
+    for q in result.quarantine:
+        if q.task_id == task_id:
+            return " (quarantined: " + ("excluded" if q.mode == "exclude" else f"weight {q.weight:g}") + ")"
+    return ""
 
 
 def _variant_table(result: ExperimentResult) -> list[str]:
@@ -105,9 +141,9 @@ def _variant_row(aggregate: VariantAggregate, statistics: VariantStatistics) -> 
         aggregate.tasks_failed,
         aggregate.tasks_error,
         aggregate.tasks_not_graded,
-        format_score(aggregate.average_score),
+        format_score(statistics.score.mean if statistics.score else None),
         interval_text(statistics.score),
-        format_percent(aggregate.pass_rate),
+        format_percent(statistics.pass_rate.rate if statistics.pass_rate else None),
         interval_text(statistics.pass_rate, percent=True),
         format_tokens(aggregate.total_tokens),
         format_duration(aggregate.average_duration),
@@ -156,7 +192,8 @@ def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
     mean = "n/a" if c.mean_difference is None else signed(c.mean_difference, 3)
     ci = "n/a" if c.interval is None else f"[{signed(c.interval.low, 3)}, {signed(c.interval.high, 3)}]"
     decision = c.decision
-    return [
+    unweighted = "n/a (no weighted form; quarantined tasks are weighted)" if c.weighted else None
+    rows = [
         ("Verdict", decision.outcome + ("" if decision.outcome in ("better", "worse") else f": {decision.why}")),
         (
             "Rule",
@@ -168,15 +205,22 @@ def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
         ("Unmeasured replicates excluded", str(c.unmeasured_rows)),
         (f"Mean difference ({c.label_b} − {c.label_a})", mean),
         (f"{level} CI of the mean difference (bootstrap)", ci),
-        ("Paired t-test p", p_value_text(c.t_pvalue, "n/a (needs 2+ tasks with varying differences)")),
+        (
+            "Paired t-test p" + (" (weighted)" if c.weighted else ""),
+            p_value_text(c.t_pvalue, "n/a (needs 2+ tasks with varying differences)"),
+        ),
         (
             "Wilcoxon signed-rank p",
-            p_value_text(c.wilcoxon_pvalue, f"n/a (needs {WILCOXON_MIN_TASKS}+ tasks, not all tied)"),
+            p_value_text(c.wilcoxon_pvalue, unweighted or f"n/a (needs {WILCOXON_MIN_TASKS}+ tasks, not all tied)"),
         ),
-        ("Welch t-test p (replicates, unpaired)", p_value_text(c.welch_pvalue)),
+        ("Welch t-test p (replicates, unpaired)", p_value_text(c.welch_pvalue, unweighted or "n/a")),
         (f"Tasks {c.label_b} better / {c.label_a} better / tied", f"{c.b_better} / {c.a_better} / {c.ties}"),
         ("More replicates needed (power estimate)", decision.more_replicates or "n/a (decided)"),
     ]
+    if c.tasks_quarantined or c.weighted:
+        left_out = f"{c.tasks_quarantined} left out" if c.tasks_quarantined else "none left out"
+        rows.insert(3, ("Quarantined tasks", left_out + ("; weighted tasks count less" if c.weighted else "")))
+    return rows
 
 
 def _task_table(result: ExperimentResult) -> list[str]:
@@ -185,14 +229,14 @@ def _task_table(result: ExperimentResult) -> list[str]:
     variants = result.variant_ids
     header = "| Task | " + " | ".join(code(v) for v in variants) + " | Best | Spread | Replicates |"
     align = "| --- | " + " | ".join("---:" for _ in variants) + " | --- | ---: | ---: |"
-    rows = [_task_row(summary, variants) for summary in result.task_summaries]
+    rows = [_task_row(summary, variants, quarantine_mark(result, summary.task_id)) for summary in result.task_summaries]
     return ["## Tasks", "", "_Mean score over replicates with its CI._", "", header, align, *rows]
 
 
-def _task_row(summary: TaskExperimentSummary, variants: Sequence[str]) -> str:
+def _task_row(summary: TaskExperimentSummary, variants: Sequence[str], mark: str = "") -> str:
     scores = [score_with_interval(task_score(summary, v)) for v in variants]
     values = [
-        cell(summary.task_id),
+        cell(summary.task_id + mark),
         *scores,
         best_label(summary),
         format_score(summary.score_spread),

@@ -46,6 +46,8 @@ def arm_rows(variant_id: str, figures: Sequence[PassKFigure]) -> list[list[str]]
         tasks = str(f.tasks) + (
             f" ({f.tasks_excluded} with < {f.k} graded replicates left out)" if f.tasks_excluded else ""
         )
+        if f.tasks_quarantined:
+            tasks += f" ({f.tasks_quarantined} quarantined left out)"
         rows.append(
             [
                 variant_id,
@@ -60,9 +62,11 @@ def arm_rows(variant_id: str, figures: Sequence[PassKFigure]) -> list[list[str]]
     return rows
 
 
-def arms_rows(trials_by_arm: Mapping[str, Sequence[TaskTrials]], ks: Sequence[int]) -> list[list[str]]:
-    """`arm_rows` for every arm, in the mapping's order."""
-    return [row for arm, tasks in trials_by_arm.items() for row in arm_rows(arm, pass_k_figures(tasks, ks))]
+def arms_rows(
+    trials_by_arm: Mapping[str, Sequence[TaskTrials]], ks: Sequence[int], weights: Mapping[str, float] | None = None
+) -> list[list[str]]:
+    """`arm_rows` for every arm, in the mapping's order (quarantined tasks left out or weighted)."""
+    return [row for arm, tasks in trials_by_arm.items() for row in arm_rows(arm, pass_k_figures(tasks, ks, weights))]
 
 
 def largest_k(trials_by_arm: Mapping[str, Sequence[TaskTrials]]) -> int | None:
@@ -123,13 +127,23 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> lis
     return lines
 
 
-def markdown_section(trials_by_arm: Mapping[str, Sequence[TaskTrials]], *, single: bool = False) -> list[str]:
+def markdown_section(
+    trials_by_arm: Mapping[str, Sequence[TaskTrials]],
+    *,
+    single: bool = False,
+    weights: Mapping[str, float] | None = None,
+) -> list[str]:
     """The `pass@k and pass^k` section of a Markdown report; empty when nothing was graded."""
     k = largest_k(trials_by_arm)
     if k is None:
         return []
     ks = k_values(k)
-    lines = ["## pass@k and pass^k", "", *markdown_table(ARM_HEADERS, arms_rows(trials_by_arm, ks)), ""]
+    lines = ["## pass@k and pass^k", "", *markdown_table(ARM_HEADERS, arms_rows(trials_by_arm, ks, weights)), ""]
+    if weights:
+        lines += [
+            "_Quarantined tasks: left out (or weighted) in the per-arm figures; their strips are shown below._",
+            "",
+        ]
     lines += [
         f"Per task, at k = {k}:",
         "",
