@@ -121,6 +121,7 @@ class EventCollector:
                 tool_use_id=tool_use_id,
                 parent_tool_use_id=start.parent_tool_use_id,
                 result_summary=summary,
+                started_at=start.at,
             )
         )
 

@@ -16,15 +16,22 @@ from coder_eval.board.cache import FileCache
 from coder_eval.board.catalog import RunCatalog, RunEntry, RunNotFoundError
 from coder_eval.board.compare import compare_payload
 from coder_eval.board.experiment_page import EXPERIMENT_JSON, SUITE_JSON, experiment_payload, find_suites, suite_payload
+from coder_eval.board.flaky_page import flaky_payload
 from coder_eval.board.paths import PathRefusedError, contained
 from coder_eval.board.run_pages import digest, rows_page, run_payload
 from coder_eval.board.runs import RunReader, RunView
 from coder_eval.board.task_page import preview_payload, task_payload
+from coder_eval.board.trajectory import diff_payload
 from coder_eval.board.trends import DEFAULT_TREND_RUNS, trends_payload
 from coder_eval.errors import RecordError
 from coder_eval.models.experiment_results import ExperimentResult
+from coder_eval.models.regrades import RunRegrades
+from coder_eval.models.results import EvaluationResult
 from coder_eval.models.suite import SuiteRollup
-from coder_eval.records.layout import RUN_JSON, TASK_JSON
+from coder_eval.records.layout import REGRADES_JSON, RUN_JSON, TASK_JSON
+
+DIFF_SEPARATOR = "~"
+"""Between the two units of a `diff/` key: no variant, task or row id can be `~` (models/base.py)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -94,6 +101,15 @@ class BoardApi:
             return compare_payload(self.view(self.entry(parts[1])), self.view(self.entry(parts[2])))
         if head == "runs" and len(parts) >= 2:
             return self._run_key(parts[1], parts[2:], query)
+        if head == "flaky" and len(parts) == 1:
+            limit = _int(query, "limit", DEFAULT_TREND_RUNS) or DEFAULT_TREND_RUNS
+            return self.flaky(limit)
+        if head == "diff" and DIFF_SEPARATOR in parts[2:]:
+            cut = parts.index(DIFF_SEPARATOR, 2)
+            left, right = parts[1:cut], parts[cut + 1 :]
+            if len(left) < 2 or len(right) < 2:
+                raise ApiError(404, f"a diff names two units: diff/<run>/<unit>/{DIFF_SEPARATOR}/<run>/<unit>")
+            return self.diff((left[0], "/".join(left[1:])), (right[0], "/".join(right[1:])))
         raise ApiError(404, f"unknown API path {key!r}")
 
     def _run_key(self, run_id: str, rest: list[str], query: Mapping[str, str]) -> Any:
@@ -145,14 +161,81 @@ class BoardApi:
         return cached
 
     def task(self, entry: RunEntry, rel: str) -> dict[str, Any]:
+        result = self.record(entry, rel)
+        payload = task_payload(entry.run_id, entry.directory, rel, result)
+        return {**payload, "compare_with": self.units_like(entry, rel, result)}
+
+    def units_like(self, entry: RunEntry, rel: str, result: EvaluationResult) -> list[dict[str, Any]]:
+        """Units a trajectory diff of this one makes sense with: the same task in this run (other replicates
+        and arms), then the same replicate in the other recent runs, newest first."""
+        here = [
+            {
+                "run_id": entry.run_id,
+                "path": row["path"],
+                "variant_id": row["variant_id"],
+                "replicate_index": row["replicate_index"],
+                "status": row["status"],
+            }
+            for row in self.view(entry).rows
+            if row["task_id"] == result.task_id and row["path"] != rel
+        ]
+        elsewhere = [
+            {
+                "run_id": view.run_id,
+                "path": row["path"],
+                "variant_id": row["variant_id"],
+                "replicate_index": row["replicate_index"],
+                "status": row["status"],
+            }
+            for view in self.views()[:DEFAULT_TREND_RUNS]
+            if view.run_id != entry.run_id
+            for row in view.rows
+            if row["path"] == rel and row["task_id"] == result.task_id
+        ]
+        return here + elsewhere
+
+    def record(self, entry: RunEntry, rel: str) -> EvaluationResult:
+        """A unit's task.json (read once per version); `rel` stays inside the run."""
         path = contained(entry.directory, rel) / TASK_JSON
         if not path.is_file():
             raise FileNotFoundError(rel)
         try:
-            result = self.reader.task(path)
+            return self.reader.task(path)
         except RecordError as exc:
             raise ApiError(500, str(exc)) from None
-        return task_payload(entry.run_id, entry.directory, rel, result)
+
+    def diff(self, left: tuple[str, str], right: tuple[str, str]) -> dict[str, Any]:
+        """Two units side by side: `diff/<run>/<unit path>/~/<run>/<unit path>`."""
+        sides = []
+        for run_id, rel in (left, right):
+            entry = self.entry(run_id)
+            try:
+                sides.append((entry.run_id, rel, self.record(entry, rel)))
+            except PathRefusedError as exc:
+                raise ApiError(403, str(exc)) from None
+            except (FileNotFoundError, IsADirectoryError):
+                raise ApiError(404, f"{rel!r} is not a unit of run {entry.run_id!r}") from None
+        return diff_payload(sides[0], sides[1])
+
+    def flaky(self, limit: int) -> dict[str, Any]:
+        """Unstable tasks over the most recent runs, with their evidence and any grader defects."""
+        views = list(reversed(self.views()[:limit]))
+        return flaky_payload(views, self.record_of, self.regrades_of)
+
+    def record_of(self, view: RunView, rel: str) -> EvaluationResult | None:
+        try:
+            return self.record(view.entry, rel)
+        except (ApiError, PathRefusedError, FileNotFoundError, IsADirectoryError):
+            return None
+
+    def regrades_of(self, view: RunView) -> RunRegrades | None:
+        path = view.entry.directory / REGRADES_JSON
+        if not path.is_file():
+            return None
+        try:
+            return self._load(path, RunRegrades)
+        except ApiError:
+            return None
 
     def experiment(self, entry: RunEntry) -> dict[str, Any]:
         path = entry.directory / EXPERIMENT_JSON

@@ -11,6 +11,7 @@ from coder_eval.experiments.analysis import (
     compare_arms,
     experiment_k_values,
     pass_k_figures,
+    quarantine_summary,
     task_pass_k,
     task_score,
     variant_statistics,
@@ -50,6 +51,7 @@ def _pass_k(figures: list[PassKFigure]) -> list[dict[str, Any]]:
             "pass_hat_k": _mean(f.pass_hat_k),
             "tasks": f.tasks,
             "tasks_excluded": f.tasks_excluded,
+            "tasks_quarantined": f.tasks_quarantined,
         }
         for f in figures
     ]
@@ -73,6 +75,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
     trials = {v: {t.task_id: t for t in arm_trials(result, v)} for v in result.variant_ids}
     ks = experiment_k_values(result)
     largest = ks[-1] if ks else None
+    weights = result.task_weights()
     arms = []
     for variant_id in result.variant_ids:
         stats = variant_statistics(result, variant_id)
@@ -84,7 +87,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
                 "score": _mean(stats.score),
                 "pass_rate": _rate(stats.pass_rate),
                 "unmeasured": stats.unmeasured_rows,
-                "pass_k": _pass_k(pass_k_figures(list(trials[variant_id].values()), ks)),
+                "pass_k": _pass_k(pass_k_figures(list(trials[variant_id].values()), ks, weights)),
             }
         )
     baseline = result.variant_ids[0] if result.variant_ids else None
@@ -94,6 +97,7 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
         tasks.append(
             {
                 "task_id": summary.task_id,
+                "quarantine": weights.get(summary.task_id),
                 "best_variant": summary.best_variant,
                 "is_tie": summary.is_tie,
                 "spread": summary.score_spread,
@@ -120,6 +124,8 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
         "comparisons": comparisons,
         "tasks": tasks,
         "k": largest,
+        "quarantine": [q.model_dump(mode="json") for q in result.quarantine],
+        "quarantine_summary": quarantine_summary(result),
     }
 
 
@@ -140,6 +146,8 @@ def _comparison(c: PairedComparison) -> dict[str, Any]:
         "ties": c.ties,
         "tasks_excluded": c.tasks_excluded,
         "unmeasured_rows": c.unmeasured_rows,
+        "tasks_quarantined": c.tasks_quarantined,
+        "weighted": c.weighted,
     }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from coder_eval.board.api import ApiError, BoardApi
+from coder_eval.board.api import DIFF_SEPARATOR, ApiError, BoardApi
 from coder_eval.board.runs import RunView
 from coder_eval.board.security import STATIC_CSP
 from coder_eval.board.server import STATIC_DIR, write_run_zip
@@ -27,6 +27,8 @@ MARKER = ".coder-eval-board"
 SKIPPED = "SKIPPED.txt"
 MAX_PAIRWISE_RUNS = 20
 """Up to this many runs every pair gets a compare page; beyond it, each run against the one before."""
+MAX_EXPORTED_DIFFS = 3000
+"""Trajectory diffs an export writes at most; the live board compares any two units."""
 _FNV_PRIME = 0x01000193
 _SEEDS = (0x811C9DC5, 0x5BD1E995)
 
@@ -109,11 +111,53 @@ def export_site(api: BoardApi, target: Path) -> dict[str, int]:
 def _payloads(api: BoardApi, views: list[RunView]) -> Iterator[tuple[str, Any]]:
     yield "runs", api.get("runs")
     yield "trends", api.get("trends")
+    flaky = api.get("flaky")
+    yield "flaky", flaky
     for view in views:
         yield from _run_payloads(api, view)
     yield "runs/latest", api.get(f"runs/{views[0].run_id}")
     for older, newer in _pairs(views):
         yield f"compare/{older}/{newer}", api.get(f"compare/{older}/{newer}")
+    for left, right in itertools.islice(dict.fromkeys(_diff_pairs(views, flaky)), MAX_EXPORTED_DIFFS):
+        key = f"diff/{left[0]}/{left[1]}/{DIFF_SEPARATOR}/{right[0]}/{right[1]}"
+        try:
+            yield key, api.get(key)
+        except ApiError:
+            continue  # a unit without its task.json: the page says the pair is not in the export
+
+
+Unit = tuple[str, str]
+
+
+def _diff_pairs(views: list[RunView], flaky: dict[str, Any]) -> Iterator[tuple[Unit, Unit]]:
+    """The trajectory diffs the pages link to, one orientation each (the page tries the other too): in a run,
+    every replicate against replicate 0 and every arm against the first; a unit against the same unit in the
+    run before; a flaky task's first passing unit against its first failing one."""
+    for view in views:
+        first: dict[tuple[str, str], str] = {}
+        arm: dict[str, str] = {}
+        for row in sorted(view.rows, key=lambda r: (r["task_id"], r["variant_id"], r["replicate_index"])):
+            group = (row["task_id"], row["variant_id"])
+            if group in first:
+                yield (view.run_id, first[group]), (view.run_id, row["path"])
+                continue
+            first[group] = row["path"]
+            if row["task_id"] in arm:
+                yield (view.run_id, arm[row["task_id"]]), (view.run_id, row["path"])
+            else:
+                arm[row["task_id"]] = row["path"]
+    ordered = list(reversed(views))  # oldest first
+    for older, newer in itertools.pairwise(ordered):
+        paths = {row["path"] for row in older.rows}
+        for row in newer.rows:
+            if row["path"] in paths:
+                yield (older.run_id, row["path"]), (newer.run_id, row["path"])
+    for task in flaky["tasks"]:
+        units = task["units"]
+        passing = next((u for u in units if u["status"] == "SUCCESS"), None)
+        failing = next((u for u in units if u["status"] != "SUCCESS"), None)
+        if passing and failing:
+            yield (passing["run"], passing["path"]), (failing["run"], failing["path"])
 
 
 def _pairs(views: list[RunView]) -> Iterator[tuple[str, str]]:

@@ -74,6 +74,9 @@ class CommandTelemetry(RecordModel):
     tool_use_id: str | None = Field(None, description="The provider's id for the call.")
     parent_tool_use_id: str | None = Field(None, description="The call that spawned this one (a sub-agent), if any.")
     result_summary: str | None = Field(None, description="The start of the tool's result.")
+    started_at: datetime | None = Field(
+        None, description="When the agent reported the call (None in records written before it was kept)."
+    )
 
 
 class UserMessage(RecordModel):

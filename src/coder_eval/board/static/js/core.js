@@ -144,6 +144,12 @@ var Board = (function () {
   B.routes = [];
   B.route = function (pattern, render) { B.routes.push({ re: pattern, render: render }); };
   B.link = function (parts) { return "#/" + parts.map(function (p) { return B.enc(p); }).join("/"); };
+  B.taskLink = function (run, path) { return B.link(["runs", run, "task"].concat(path.split("/"))); };
+  // Between the two units of a diff address: no variant, task or row id can be "~" (models/base.py).
+  B.DIFF_SEPARATOR = "~";
+  B.diffLink = function (runA, pathA, runB, pathB) {
+    return B.link(["diff", runA].concat(pathA.split("/"), [B.DIFF_SEPARATOR, runB], pathB.split("/")));
+  };
   B.every = function (ms, fn) { B.timers.push(setInterval(fn, ms)); };
   B.navigate = function () {
     B.timers.forEach(clearInterval); B.timers = [];

@@ -9,6 +9,8 @@
   B.route(function (p) { return p[0] === "runs" && p[2] === "suite" && p.length > 3 ? [p[1], rest(p, 3)] : null; }, B.renderSuite);
   B.route(function (p) { return p[0] === "trends" ? [] : null; }, B.renderTrends);
   B.route(function (p) { return p[0] === "compare" ? [p[1] || null, p[2] || null] : null; }, B.renderCompare);
+  B.route(function (p) { return p[0] === "flaky" && p.length === 1 ? [] : null; }, B.renderFlaky);
+  B.route(function (p) { return p[0] === "diff" && p.length > 1 ? [p.slice(1)] : null; }, B.renderDiff);
   document.addEventListener("DOMContentLoaded", function () {
     B.mode = document.body.getAttribute("data-mode") === "static" ? "static" : "server";
     document.getElementById("mode").textContent = B.mode === "static" ? "static export" : "live from disk";

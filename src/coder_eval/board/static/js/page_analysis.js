@@ -15,12 +15,39 @@
   function back(runId) { return h("p", { class: "crumbs" }, h("a", { href: B.link(["runs", runId]), text: "← run " + runId })); }
 
   // ---- experiment ----------------------------------------------------------------------------
+  function unitPath(t, r) { return r.variant_id + "/" + t.task_id + "/" + String(r.replicate_index).padStart(2, "0"); }
+  // Per task: the first arm's first replicate against each other arm's first replicate.
+  function armDiffs(x, t) {
+    var first = {};
+    t.replicates.forEach(function (r) { if (!(r.variant_id in first)) first[r.variant_id] = r; });
+    var base = first[x.variant_ids[0]];
+    if (!base) return h("span", { class: "muted", text: "–" });
+    return x.variant_ids.slice(1).filter(function (v) { return first[v]; }).map(function (v) {
+      return h("a", { class: "arm-diff", href: B.diffLink(x.run_id, unitPath(t, base), x.run_id, unitPath(t, first[v])), text: x.variant_ids[0] + " ↔ " + v + " " });
+    });
+  }
+  // Any two units of the experiment, side by side.
+  function unitPicker(x) {
+    var all = [];
+    x.tasks.forEach(function (t) { t.replicates.forEach(function (r) { all.push({ path: unitPath(t, r), label: t.task_id + " · " + r.variant_id + " #" + r.replicate_index + " (" + r.status + ")", variant: r.variant_id, task: t.task_id }); }); });
+    if (all.length < 2) return null;
+    var b = all.findIndex(function (u) { return u.task === all[0].task && u.variant !== all[0].variant; });
+    var pick = function (name, chosen) {
+      return h("select", { name: name, "aria-label": "unit " + name }, all.map(function (u, i) { var o = h("option", { value: String(i), text: u.label }); if (i === chosen) o.selected = true; return o; }));
+    };
+    var left = pick("left", 0), right = pick("right", b >= 0 ? b : 1);
+    var go = function () { location.hash = B.diffLink(x.run_id, all[Number(left.value)].path, x.run_id, all[Number(right.value)].path); };
+    return B.section("Compare two units", h("div", { class: "filters", id: "unit-picker" }, left, " with ", right, h("button", { text: "Diff", onclick: go })),
+      h("p", { class: "muted small", text: "Their tool calls aligned side by side: where they diverged, tokens and time per step." }));
+  }
   B.renderExperiment = function (app, m, token) {
     return B.get("runs/" + m[0] + "/experiment").then(function (x) {
       if (B.stale(token)) return;
       app.appendChild(back(x.run_id));
       app.appendChild(h("h1", {}, "Experiment ", h("span", { class: "mono", text: x.experiment_id })));
       if (x.description) app.appendChild(h("p", { text: x.description }));
+      if (x.quarantine_summary) app.appendChild(h("div", { class: "card warn", id: "quarantine" }, h("b", { text: "Quarantine. " }), x.quarantine_summary,
+        h("ul", {}, x.quarantine.map(function (q) { return h("li", { text: q.task_id + ": " + (q.mode === "exclude" ? "excluded" : "weight " + q.weight) + (q.in_run ? "" : " (not in this run)") }); }))));
       x.comparisons.forEach(function (c) {
         app.appendChild(h("div", { class: "card verdict", id: "verdict" }, h("b", { text: c.b + " vs " + c.a + ": " }), c.verdict,
           h("div", { class: "muted small", text: "mean difference " + B.signed(c.mean_difference, function (v) { return v.toFixed(3); }) + (c.interval ? ", 95% CI [" + c.interval.low.toFixed(3) + ", " + c.interval.high.toFixed(3) + "]" : "") +
@@ -47,16 +74,17 @@
       x.arms.forEach(function (a) { groups[0].values[a.variant_id] = a.score; });
       x.tasks.forEach(function (t) { groups.push({ label: t.task_id, values: t.arms }); });
       app.appendChild(B.section("Mean score with 95% intervals", h("div", { class: "scroll", id: "chart" }, B.scoreChart(groups, x.variant_ids))));
-      app.appendChild(B.section("Per task", h("div", { class: "scroll" }, table("exp-tasks", ["Task"].concat(x.variant_ids).concat(["Best arm", "Spread"]).concat(x.k ? x.variant_ids.map(function (v) { return v + ": replicates, pass@" + x.k + " / pass^" + x.k; }) : []), x.tasks.map(function (t) {
-        return h("tr", {}, h("td", { class: "mono", text: t.task_id }), x.variant_ids.map(function (v) {
+      app.appendChild(B.section("Per task", h("div", { class: "scroll" }, table("exp-tasks", ["Task"].concat(x.variant_ids).concat(["Best arm", "Spread"]).concat(x.k ? x.variant_ids.map(function (v) { return v + ": replicates, pass@" + x.k + " / pass^" + x.k; }) : []).concat(x.variant_ids.length > 1 ? ["Trajectories"] : []), x.tasks.map(function (t) {
+        return h("tr", {}, h("td", { class: "mono", text: t.task_id }, t.quarantine !== null && t.quarantine !== undefined ? [" ", B.badge(t.quarantine === 0 ? "quarantined: excluded" : "quarantined: weight " + t.quarantine, "partial")] : null), x.variant_ids.map(function (v) {
           return h("td", { class: t.best_variant === v ? "best" : "", text: ci(t.arms[v]) });
         }), h("td", {}, t.best_variant ? B.badge(t.best_variant, "succeeded") : h("span", { class: "muted", text: t.is_tie ? "tie" : "n/a" })), h("td", { class: "num", text: B.num(t.spread) }), x.k ? x.variant_ids.map(function (v) {
           var p = (t.pass_k || {})[v];
           if (!p) return h("td", { class: "muted", text: "–" });
           return h("td", {}, h("span", { class: "mono strip-marks", title: p.c + " of " + p.n + " graded replicates succeeded", text: p.strip }), " ",
             p.pass_at_k ? B.num(p.pass_at_k.rate) + " / " + B.num(p.pass_hat_k.rate) : h("span", { class: "muted", text: "n/a (" + p.n + " graded)" }));
-        }) : null);
+        }) : null, x.variant_ids.length > 1 ? h("td", {}, armDiffs(x, t)) : null);
       })))));
+      B.append(app, unitPicker(x));
     });
   };
 

@@ -145,6 +145,17 @@
     }).catch(function (e) { B.clear(viewer).appendChild(h("p", { class: "error", text: String(e.message || e) })); });
   }
 
+  // Another unit of the same task (other replicates and arms of this run, this replicate in other runs).
+  function comparePicker(p) {
+    var others = p.compare_with || [];
+    if (!others.length) return null;
+    var pick = h("select", { id: "compare-unit", "aria-label": "unit to compare with" }, others.map(function (u, i) {
+      return h("option", { value: String(i), text: (u.run_id === p.run_id ? "" : u.run_id + " · ") + u.variant_id + " #" + u.replicate_index + " (" + u.status + ")" });
+    }));
+    var go = function () { var u = others[Number(pick.value)]; location.hash = B.diffLink(p.run_id, p.path, u.run_id, u.path); };
+    return h("div", { class: "filters", id: "compare-trajectory" }, "Compare this trajectory with ", pick, h("button", { text: "Diff", onclick: go }));
+  }
+
   B.renderTask = function (app, m, token) {
     var runId = m[0], rel = m[1];
     return B.get("runs/" + runId + "/task/" + rel).then(function (p) {
@@ -160,6 +171,7 @@
           return h("div", { class: "stat" }, h("div", { class: "label", text: kv[0] }), h("div", { class: "value small", text: kv[1] }));
         })));
       if (r.tags.length) app.appendChild(h("p", { class: "tags", text: "tags: " + r.tags.join(" ") }));
+      B.append(app, comparePicker(p));
       if (r.error_message) app.appendChild(h("div", { class: "card error", id: "task-error" }, h("b", { text: "Error: " }), r.error_message, r.error_details ? pre(r.error_details) : null));
       if (r.early_stop) app.appendChild(h("p", { class: "card warn", text: "Stopped early: " + r.early_stop.reason + (r.early_stop.deciding_criterion_description ? " (" + r.early_stop.deciding_criterion_description + ")" : "") }));
       app.appendChild(criteria(r.success_criteria_results, "Criteria") || B.section("Criteria", h("p", { class: "muted", text: "Not graded." })));
