@@ -110,3 +110,23 @@ def screenshot(page: object, name: str) -> None:
     if SCREENSHOTS:
         Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+class Tab:
+    """A page that records script errors and CSP violations; tests assert there were none."""
+
+    def __init__(self, browser: object, base: str) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+        self.base = base
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
+
+    def open(self, hash_path: str, ready: str) -> object:
+        self.page.goto(self.base + hash_path)
+        self.page.wait_for_selector(ready, timeout=15000)
+        return self.page
+
+    def close(self) -> None:
+        self.page.close()
+        assert self.errors == []

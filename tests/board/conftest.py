@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from boardkit import CORPUS, SECRET, Runs, Server, coder_eval, start_board, stop_board
+from boardkit import CORPUS, FLAGS, SECRET, Runs, Server, coder_eval, require_chromium, start_board, stop_board
 
 
 def _run(*args: str | Path, cwd: Path) -> None:
@@ -44,3 +44,14 @@ def board(runs: Runs) -> Iterator[Server]:
     server = start_board(runs.root, cwd=runs.root.parent)
     yield server
     stop_board(server)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Chromium under Playwright (Debian's /usr/bin/chromium), shared by the browser tests."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = require_chromium()
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(chromium), args=FLAGS)
+        yield b
+        b.close()

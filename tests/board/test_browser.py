@@ -10,39 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from boardkit import BIN, CORPUS, FLAGS, Runs, Server, coder_eval, require_chromium, screenshot, start_board, stop_board
+from boardkit import BIN, CORPUS, Runs, Server, Tab, coder_eval, screenshot, start_board, stop_board
 
 pytestmark = pytest.mark.slow
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    chromium = require_chromium()
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(chromium), args=FLAGS)
-        yield b
-        b.close()
-
-
-class Tab:
-    """A page that records script errors and CSP violations; tests assert there were none."""
-
-    def __init__(self, browser: object, base: str) -> None:
-        self.page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-        self.base = base
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
-
-    def open(self, hash_path: str, ready: str) -> object:
-        self.page.goto(self.base + hash_path)
-        self.page.wait_for_selector(ready, timeout=15000)
-        return self.page
-
-    def close(self) -> None:
-        self.page.close()
-        assert self.errors == []
+pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture
@@ -183,6 +154,41 @@ def test_compare_view_shows_the_planted_regression(tab: Tab) -> None:
     assert "#/runs/02-head/task/default/greet/00" in page.url
 
 
+def test_task_page_diffs_the_unit_against_the_same_unit_of_another_run(tab: Tab) -> None:
+    page = tab.open("#/runs/02-head/task/default/greet/00", "#criteria")
+    option = page.locator("#compare-unit option", has_text="01-base · default #0")
+    page.select_option("#compare-unit", option.get_attribute("value"))
+    page.click("#compare-trajectory button")
+    page.wait_for_selector("#diff tbody tr")
+    assert "#/diff/02-head/default/greet/00/~/01-base/default/greet/00" in page.url
+    assert "Diverged at row 1 (other arguments)" in page.inner_text("#diff-summary")
+    assert "goodbye" in page.inner_text("#diff tr.diff-args") and "hello" in page.inner_text("#diff tr.diff-args")
+    assert "FAILURE" in page.inner_text("#diff-left") and "SUCCESS" in page.inner_text("#diff-right")
+    page.click("#diff-right a")
+    page.wait_for_selector("#criteria")
+    assert "#/runs/01-base/task/default/greet/00" in page.url
+
+
+def test_experiment_page_picks_two_units_to_diff(tab: Tab) -> None:
+    page = tab.open("#/runs/03-exp/experiment", "#unit-picker")
+    assert page.locator("#exp-tasks a.arm-diff").count() == 2  # one per task: plain ↔ with-extra
+    page.select_option("select[name=right]", label="exp-greet · plain #1 (FAILURE)")
+    page.click("#unit-picker button")
+    page.wait_for_selector("#diff-summary")
+    assert "same steps with the same arguments" in page.inner_text("#diff-summary")  # replicates play one script
+    assert page.locator("#diff tr.d-same").count() == page.locator("#diff tbody tr").count() >= 2
+    page.go_back()
+    page.click("#exp-tasks a.arm-diff >> nth=0")
+    page.wait_for_selector("#diff-summary")
+    assert "/~/03-exp/with-extra/" in page.url
+
+
+def test_agent_text_in_a_trajectory_diff_stays_inert(tab: Tab) -> None:
+    page = tab.open("#/diff/01-base/default/xss-probe/00/~/02-head/default/xss-probe/00", "#diff tbody tr")
+    assert "<img src=x onerror=window.__xss=1>.txt" in page.inner_text("#diff")
+    assert page.evaluate("window.__xss") is None and page.locator("img").count() == 0
+
+
 def test_a_run_in_progress_shows_rows_as_they_finish(browser: object, tmp_path: Path) -> None:
     root = tmp_path / "runs"
     root.mkdir()
@@ -245,6 +251,17 @@ def test_static_export_works_from_file_urls(browser: object, runs: Runs, tmp_pat
     page.goto((site / "index.html").as_uri() + "#/runs/01-base/task/default/xss-probe/00")
     page.wait_for_selector("#criteria")
     assert page.evaluate("window.__xss") is None and page.locator("img").count() == 0
+    page.goto((site / "index.html").as_uri() + "#/flaky")
+    page.wait_for_selector("#flaky-tasks .flaky-task")
+    assert "greet (default · claude-code · script)" in page.inner_text("#flaky-tasks")
+    page.click("text=Compare a passing and a failing unit")  # exported as a pair
+    page.wait_for_selector("#diff tbody tr")
+    page.goto((site / "index.html").as_uri() + "#/diff/02-head/default/greet/00/~/01-base/default/greet/00")
+    page.wait_for_selector("#diff tbody tr")  # exported the other way round: the page mirrors it
+    assert "FAILURE" in page.inner_text("#diff-left") and "goodbye" in page.inner_text("#diff")
+    page.goto((site / "index.html").as_uri() + "#/diff/01-base/default/greet/00/~/03-exp/plain/exp-greet/01")
+    page.wait_for_selector(".card.error")
+    assert "not in the static export" in page.inner_text(".card.error")
     t.close()
 
 

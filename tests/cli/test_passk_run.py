@@ -107,10 +107,18 @@ def test_flaky_lists_the_task_and_the_criterion_that_flips(tmp_path: Path) -> No
     listing = cli("flaky", tmp_path / "run-1", tmp_path / "run-2", cwd=tmp_path)
     assert listing.returncode == 0, listing.stdout + listing.stderr
     lines = listing.stdout.splitlines()
-    assert "answer (default): stability 0.50, 2 of 4 graded unit(s) succeeded" in lines
+    # 6 pairs of units, 2 agree; inside each run the pair disagrees; across runs 2 of 4 agree
+    assert lines[0] == (
+        "answer (default · claude-code · script): stability 0.33 (within runs 0.00, across runs 0.50), "
+        "2 of 4 graded unit(s) succeeded"
+    )
     assert "  runs: run-1 ✓✗ · run-2 ✓✗" in lines
     assert "  flips: file_contains: right answer: passed 2 of 4 (scores 0.000–1.000)" in lines
+    assert "    passed in run-1#0, run-2#0 (score 1.000): all strings as expected" in lines
+    assert "    failed in run-1#1, run-2#1 (score 0.000): missing: 'forty-two'" in lines
     as_json = json.loads(cli("flaky", tmp_path / "run-1", "--json", cwd=tmp_path).stdout)
-    assert as_json[0]["task_id"] == "answer" and as_json[0]["flaky"] is True and as_json[0]["stability"] == 0.5
+    [task] = as_json["tasks"]
+    assert task["task_id"] == "answer" and task["flaky"] is True and task["stability"] == 0.0
+    assert task["flips"][0]["failing"]["reasons"][0]["text"] == "missing: 'forty-two'"
     missing = cli("flaky", tmp_path / "nowhere", cwd=tmp_path)
     assert missing.returncode == 2 and "not a run directory" in missing.stdout + missing.stderr

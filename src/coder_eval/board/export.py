@@ -27,6 +27,8 @@ MARKER = ".coder-eval-board"
 SKIPPED = "SKIPPED.txt"
 MAX_PAIRWISE_RUNS = 20
 """Up to this many runs every pair gets a compare page; beyond it, each run against the one before."""
+DIFF_INDEX = "diff-index"
+"""The data file listing the diffs an export holds."""
 MAX_EXPORTED_DIFFS = 3000
 """Trajectory diffs an export writes at most; the live board compares any two units."""
 _FNV_PRIME = 0x01000193
@@ -118,12 +120,15 @@ def _payloads(api: BoardApi, views: list[RunView]) -> Iterator[tuple[str, Any]]:
     yield "runs/latest", api.get(f"runs/{views[0].run_id}")
     for older, newer in _pairs(views):
         yield f"compare/{older}/{newer}", api.get(f"compare/{older}/{newer}")
+    exported = []
     for left, right in itertools.islice(dict.fromkeys(_diff_pairs(views, flaky)), MAX_EXPORTED_DIFFS):
         key = f"diff/{left[0]}/{left[1]}/{DIFF_SEPARATOR}/{right[0]}/{right[1]}"
         try:
             yield key, api.get(key)
         except ApiError:
             continue  # a unit without its task.json: the page says the pair is not in the export
+        exported.append(key)
+    yield DIFF_INDEX, exported  # the page looks a pair up here rather than asking for a file that is not there
 
 
 Unit = tuple[str, str]

@@ -249,8 +249,9 @@ def quarantine_summary(result: ExperimentResult) -> str | None:
     """One sentence on the experiment's quarantine for a report; None without one."""
     if not result.quarantine:
         return None
-    excluded = [q.task_id for q in result.quarantine if q.mode == "exclude"]
-    weighted = [q for q in result.quarantine if q.mode == "weight"]
+    present = [q for q in result.quarantine if q.in_run]
+    excluded = [q.task_id for q in present if q.mode == "exclude"]
+    weighted = [q for q in present if q.mode == "weight"]
     parts = []
     if excluded:
         parts.append(f"{', '.join(excluded)} left out of every statistic and the verdict")
@@ -261,7 +262,7 @@ def quarantine_summary(result: ExperimentResult) -> str | None:
             "pass@k and the paired test"
         )
     missing = [q.task_id for q in result.quarantine if not q.in_run]
-    text = "Quarantined: " + "; ".join(parts) + "."
+    text = ("Quarantined: " + "; ".join(parts) + ".") if parts else "No quarantined task was in this run."
     if missing:
         text += f" Not in this run: {', '.join(missing)}."
     reason = next((q.reason for q in result.quarantine if q.reason), "")

@@ -16,11 +16,12 @@
   }
   function load(left, right) {
     var key = "diff/" + left.join("/") + "/" + SEP + "/" + right.join("/");
-    return B.get(key).catch(function (e) {
-      if (B.mode !== "static") throw e;
-      return B.get("diff/" + right.join("/") + "/" + SEP + "/" + left.join("/")).then(mirror, function () {
-        throw new Error("This pair of units is not in the static export (it holds replicates against replicate 0, arms against the first arm, each unit against the run before and each flaky task's passing and failing unit). The live board, coder-eval board, compares any two.");
-      });
+    if (B.mode !== "static") return B.get(key);
+    var back = "diff/" + right.join("/") + "/" + SEP + "/" + left.join("/");
+    return B.get("diff-index").then(function (held) {
+      if (held.indexOf(key) >= 0) return B.get(key);
+      if (held.indexOf(back) >= 0) return B.get(back).then(mirror);
+      throw new Error("This pair of units is not in the static export (it holds replicates against replicate 0, arms against the first arm, each unit against the run before and each flaky task's passing and failing unit). The live board, coder-eval board, compares any two.");
     });
   }
 
@@ -59,7 +60,7 @@
       app.appendChild(h("h1", {}, "Trajectory diff ", h("span", { class: "mono", text: p.left.task_id + (p.same_task ? "" : " vs " + p.right.task_id) })));
       app.appendChild(h("div", { class: "diff-heads" }, head(p.left, "left"), head(p.right, "right")));
       var first = p.diverged_at === null ? null : p.rows[p.diverged_at];
-      var what = function (s) { return s ? s.tool + " " + s.target : "nothing"; };
+      var what = function (s) { return s ? s.tool + " " + s.target : "(no step)"; };
       app.appendChild(h("div", { class: "card verdict", id: "diff-summary" }, p.identical
         ? "The two units took the same steps with the same arguments."
         : ["Diverged at row " + (p.diverged_at + 1) + " (" + LABEL[first.kind] + "): ", h("span", { class: "mono", text: what(first.left) }), " vs ", h("span", { class: "mono", text: what(first.right) })],
