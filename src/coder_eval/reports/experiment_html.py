@@ -29,10 +29,13 @@ from coder_eval.models.experiment_results import ExperimentResult, VariantAggreg
 from coder_eval.models.results import EvaluationResult
 from coder_eval.reports import passk_tables
 from coder_eval.reports.experiment_markdown import (
+    QUARANTINE_HEADERS,
+    QUARANTINE_NOTE,
     best_label,
     comparison_rows,
     method_note,
     quarantine_mark,
+    quarantine_rows,
     rows_by_task,
     score_with_interval,
 )
@@ -237,16 +240,9 @@ def _quarantine(result: ExperimentResult) -> str:
     summary = quarantine_summary(result)
     if summary is None:
         return ""
-    rows = [
-        [q.task_id, "excluded" if q.mode == "exclude" else f"weight {q.weight:g}", "yes" if q.in_run else "no"]
-        for q in result.quarantine
-    ]
-    return (
-        f'<h2>Quarantine</h2><p class="verdict" id="quarantine">{escape(summary)}</p>'
-        + _table(("Task", "How", "In this run"), rows)
-        + '<p class="note">The counts include every row; the mean scores, pass rates, pass@k, intervals, '
-        "the comparison and its verdict apply the quarantine.</p>"
-    )
+    table = _table(QUARANTINE_HEADERS, quarantine_rows(result))
+    note = f'<p class="note">{escape(QUARANTINE_NOTE)}</p>'
+    return f'<h2>Quarantine</h2><p class="verdict" id="quarantine">{escape(summary)}</p>{table}{note}'
 
 
 def _variant_table(result: ExperimentResult) -> str:

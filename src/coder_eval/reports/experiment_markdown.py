@@ -88,27 +88,27 @@ def _experiment_header(result: ExperimentResult) -> list[str]:
     return lines
 
 
+QUARANTINE_HEADERS = ("Task", "How", "In this run")
+QUARANTINE_NOTE = (
+    "The counts (runs, succeeded, failed, errors) include every row; the mean scores, pass rates, "
+    "pass@k, intervals, the comparison and its verdict apply the quarantine."
+)
+
+
+def quarantine_rows(result: ExperimentResult) -> list[list[str]]:
+    """Each quarantined task: how it counts and whether the run had it (Markdown and HTML)."""
+    return [
+        [q.task_id, "excluded" if q.mode == "exclude" else f"weight {q.weight:g}", "yes" if q.in_run else "no"]
+        for q in result.quarantine
+    ]
+
+
 def _quarantine_section(result: ExperimentResult) -> list[str]:
     summary = quarantine_summary(result)
     if summary is None:
         return []
-    lines = [
-        "## Quarantine",
-        "",
-        f"**{cell(summary, limit=2000)}**",
-        "",
-        "| Task | How | In this run |",
-        "| --- | --- | --- |",
-    ]
-    for q in result.quarantine:
-        how = "excluded" if q.mode == "exclude" else f"weight {q.weight:g}"
-        lines.append(f"| {cell(q.task_id)} | {how} | {'yes' if q.in_run else 'no'} |")
-    lines += [
-        "",
-        "_The counts (runs, succeeded, failed, errors) include every row; the mean scores, pass rates, "
-        "pass@k, intervals, the comparison and its verdict apply the quarantine._",
-    ]
-    return lines
+    table = passk_tables.markdown_table(QUARANTINE_HEADERS, quarantine_rows(result))
+    return ["## Quarantine", "", f"**{cell(summary, limit=2000)}**", "", *table, "", f"_{QUARANTINE_NOTE}_"]
 
 
 def quarantine_mark(result: ExperimentResult, task_id: str) -> str:
