@@ -110,6 +110,49 @@ def test_preview_reads_text_and_refuses_traversal(api: BoardApi) -> None:
     assert caught.value.status == 404
 
 
+def test_flaky_lists_the_task_that_flipped_between_runs_with_its_evidence(api: BoardApi) -> None:
+    flaky = api.get("flaky")
+    [greet] = [t for t in flaky["tasks"] if t["task_id"] == "greet"]
+    assert [list(s) for s in greet["strips"]] == [["01-base", "✓"], ["02-head", "✗"]]
+    assert greet["stability"] == 0.0 and greet["within_runs"] is None and greet["across_runs"] == 0.0
+    assert list(greet["config_changes"]) == ["description"]  # head's task file says "regresses in head"
+    [flip] = greet["flips"]
+    assert [u["run"] for u in flip["passing"]["units"]] == ["01-base"]
+    assert flip["failing"]["reasons"][0]["text"] == "missing: 'hello'"
+    assert flaky["grader_checks"] == [] and flaky["regraded_units"] == 0
+
+
+def test_diff_aligns_two_units_and_refuses_paths_outside_a_run(api: BoardApi) -> None:
+    diff = api.get("diff/01-base/default/greet/00/~/02-head/default/greet/00")
+    assert diff["left"]["status"] == "SUCCESS" and diff["right"]["status"] == "FAILURE"
+    assert diff["diverged_at"] == 0 and diff["rows"][0]["kind"] == "changed"
+    assert diff["rows"][0]["differs"] == ["content"] and diff["rows"][0]["left"]["target"] == "hello.txt"
+    assert diff["left"]["tokens_attributed"] and diff["rows"][0]["left"]["tokens"] > 0
+    same = api.get("diff/03-exp/plain/exp-greet/00/~/03-exp/plain/exp-greet/01")
+    assert same["identical"] and same["similarity"] == 1.0
+    for bad in (
+        "diff/01-base/../02-head/default/greet/00/~/01-base/default/greet/00",
+        "diff/01-base/default/greet/00/~/01-base/default/greet/00/artifacts/leak.txt",
+        "diff/01-base/default/greet/00/~/01-base",
+        "diff/nowhere/default/greet/00/~/01-base/default/greet/00",
+    ):
+        with pytest.raises(ApiError) as caught:
+            api.get(bad)
+        assert caught.value.status in (403, 404), bad
+
+
+def test_task_payload_offers_units_to_compare_with(api: BoardApi) -> None:
+    task = api.get("runs/03-exp/task/plain/exp-greet/00")
+    offered = {(u["run_id"], u["path"]) for u in task["compare_with"]}
+    assert offered == {
+        ("03-exp", "plain/exp-greet/01"),
+        ("03-exp", "with-extra/exp-greet/00"),
+        ("03-exp", "with-extra/exp-greet/01"),
+    }
+    greet = api.get("runs/02-head/task/default/greet/00")
+    assert ("01-base", "default/greet/00") in {(u["run_id"], u["path"]) for u in greet["compare_with"]}
+
+
 def _copy_without_summary(runs: Runs, tmp_path: Path) -> Path:
     root = tmp_path / "runs"
     live = root / "live"
