@@ -94,3 +94,35 @@ def test_evaluate_task_workdir_grades_inside_the_driver(driver: str, who: str) -
         (path,) = list(run_dir.rglob("task.json"))
         _check(json.loads(path.read_text()), workdir, outside, secret)
         assert os.stat(workdir).st_uid == owner, "grading in place changed who owns the directory"
+
+
+LEAK_CHECK = """#!/bin/sh
+cat "{home}/.aws/credentials" > stolen.txt 2>&1
+echo escaped > "{outside}/escaped.txt" 2>> stolen.txt
+env >> stolen.txt
+! grep -q -e aws- -e OPERATOR_ONLY stolen.txt
+"""
+
+
+@pytest.mark.parametrize("who", OPERATORS)
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_flaky_regrade_grades_copies_inside_the_driver(driver: str, who: str) -> None:
+    """`flaky --regrade` grades copies of the preserved workspace in the task's driver: the check passes
+    only while nothing of the operator's leaks in, every grade agrees, and nothing lands beside the run."""
+    require_driver(driver)
+    secret = "aws-" + secrets.token_hex(8)
+    with operator(who) as op:
+        task, outside = _suite(op, driver, secret)
+        (task.parent / "template" / "evil.sh").write_text(LEAK_CHECK.format(home=op.home, outside=outside))
+        op.own(op.work)
+        run_dir = op.work / "run"
+        env = {"OPERATOR_ONLY": "OPERATOR_ONLY"}
+        ran = op.cli("run", str(task), "--run-dir", str(run_dir), env=env)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        regraded = op.cli("flaky", str(run_dir), "--all", "--regrade", "2", "--allow-recorded-commands", env=env)
+        assert regraded.returncode == 0, regraded.stdout + regraded.stderr
+        assert "grader check: 1 unit(s) re-graded, 0 whose grade differs" in regraded.stdout
+        [unit] = json.loads((run_dir / "regrades.json").read_text())["units"].values()
+        assert [g["criteria"][0]["passed"] for g in unit["regrades"]] == [True, True], unit
+        assert not (outside / "escaped.txt").exists(), "a re-grade wrote beside the run, on the host"
+        assert not list(run_dir.rglob("regrade-workspace")), "a re-grade's copy was left behind"
