@@ -109,23 +109,30 @@ def regrade_units(
         except RegradeError as exc:
             outcome.skipped.append(f"{rel}: {exc}")
             continue
-        for i in range(times):
-            progress(f"re-grading {rel} ({i + 1} of {times})")
-            unit.regrades.append(_regrade_copy(prior, recorded, workspace, path.parent, run_dir))
-            outcome.regraded += 1
+        base = path.parent / SCRATCH_DIR
+        shutil.rmtree(base, ignore_errors=True)
+        try:
+            for i in range(times):
+                progress(f"re-grading {rel} ({i + 1} of {times})")
+                grade = _regrade_copy(prior, recorded, workspace, base / f"grade-{i + 1}", run_dir, path.parent)
+                unit.regrades.append(grade)
+                outcome.regraded += 1
+        finally:  # the grades' private directories, and the task's shared Python environment the first built
+            shutil.rmtree(base, ignore_errors=True)
         store.units[rel] = unit
         write_text_atomic(run_dir / REGRADES_JSON, store.model_dump_json(indent=2))  # kept unit by unit
     return outcome
 
 
 def _regrade_copy(
-    prior: EvaluationResult, recorded: RecordedTask, workspace: Path, out_dir: Path, run_dir: Path
+    prior: EvaluationResult, recorded: RecordedTask, workspace: Path, base: Path, run_dir: Path, out_dir: Path
 ) -> Regrade:
-    """One grade of a fresh copy of `workspace`; a copy that left anything out is not comparable."""
+    """One grade of a fresh copy of `workspace` in `base` (a directory of its own, so nothing of one grade's
+    environment reaches the next); a copy that left anything out is not comparable. The copy is removed
+    afterwards; `base` stays until the unit's last grade, since the task's shared Python environment is
+    built beside the first grade's directories and the later grades reuse it, as a run's units do."""
     at = datetime.now(UTC)
-    base = out_dir / SCRATCH_DIR
-    copy, scratch = base / "regrade-workspace", base / "regrade-grading"
-    shutil.rmtree(base, ignore_errors=True)
+    copy, scratch = base / "regrade-workspace", base / "grading"
     try:
         budget = CopyBudget()
         left_out = copy_tree(workspace, copy, IgnoreRules(()), budget)
@@ -145,4 +152,4 @@ def _regrade_copy(
             criteria=[CriterionGrade.of(c) for c in grade.results],
         )
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(copy, ignore_errors=True)
