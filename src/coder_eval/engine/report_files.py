@@ -182,7 +182,9 @@ def _verdicts(result: ExperimentResult) -> list[str]:
         from coder_eval.experiments.ranking import rank_arms
 
         ranking = rank_arms(result)
-        return [ranking.verdict + "."] if ranking is not None else []
+        quarantined = sum(q.in_run for q in result.quarantine)
+        note = f" ({quarantined} quarantined task(s) left out or weighted)" if quarantined else ""
+        return [ranking.verdict + note + "."] if ranking is not None else []
     return []
 
 
