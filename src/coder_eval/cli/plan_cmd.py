@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from coder_eval.cli.guard import guarded
+from coder_eval.cli.rehearse_options import Rehearse, RehearseAssume, rehearsal_sets
 from coder_eval.records.layout import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ def plan(
             help="With --estimate: assumed IN:OUT tokens per agent turn for units no earlier run covers.",
         ),
     ] = None,
+    rehearse: Rehearse = False,
+    rehearse_assume: RehearseAssume = None,
 ) -> None:
     """Validate task files and what a run of them needs: exit 0 when `run` would start, 1 when it would refuse.
 
@@ -77,7 +80,8 @@ def plan(
     chosen = resolve_backend(backend)
     check_backend_flags(chosen, cassettes)
     per_turn = _per_turn(per_turn_tokens, estimate)
-    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type, repeats)
+    sets = [*(sets or ()), *rehearsal_sets(rehearse, rehearse_assume)]
+    inputs = PlanInputs(experiment, tuple(sets), model, driver, agent_type, repeats)
     with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
         from coder_eval.engine.validation import plan as run_plan
 

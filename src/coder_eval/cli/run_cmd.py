@@ -27,6 +27,7 @@ from coder_eval.cli.executor_options import (
     executor_settings,
 )
 from coder_eval.cli.guard import guarded
+from coder_eval.cli.rehearse_options import Rehearse, RehearseAssume, rehearsal_sets
 
 if TYPE_CHECKING:
     from coder_eval.engine.run import RunOutcome
@@ -125,6 +126,8 @@ class RunFlags:
     ray_resource: RayResource = None
     ray_shared_run_dir: RaySharedDir = False
     max_cost_usd: MaxCost = None
+    rehearse: Rehearse = False
+    rehearse_assume: RehearseAssume = None
     verbose: Verbose = False
     log_file: LogFile = None
 
@@ -187,7 +190,7 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         oracle=flags.oracle,
         cassettes=flags.cassettes,
         experiment=flags.experiment,
-        sets=tuple(flags.sets or ()),
+        sets=(*(flags.sets or ()), *rehearsal_sets(flags.rehearse, flags.rehearse_assume)),
         model=flags.model,
         driver=flags.driver,
         stream_factory=stream_factory,

@@ -167,7 +167,11 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         flags = ["--unshare-all", "--die-with-parent", "--new-session"]
         if net:
             flags.append("--share-net")
-        return [self._binary, *flags, *self._mounts(extra_rw), "--chdir", str(cwd or self.workspace)]
+        return [self._binary, *flags, *self._mounts(extra_rw), "--chdir", self._inner_cwd(cwd or self.workspace)]
+
+    def _inner_cwd(self, cwd: Path) -> str:
+        """Where a command that starts in `cwd` (a host path) starts inside: the same path here."""
+        return str(cwd)
 
     def start_holder(self) -> subprocess.Popen[bytes]:
         # bwrap's own init is PID 1 (it reaps orphans); the holder is a shell waiting for its stdin
@@ -256,7 +260,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         if self.limits.disk:  # the largest file any process may write (dash counts 512-byte blocks)
             script = f"ulimit -f {self.limits.disk * 2048} && {script}"
         enter = self.userns.enter_argv(own_net=self.isolated_net)
-        return [*enter, *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
+        return [*enter, *loader_prefix(loader), inside_tool("sh"), "-c", script, self._inner_cwd(cwd)]
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)
@@ -342,15 +346,31 @@ class BubblewrapDriver(TempdirDriver):
         if not bwrap_works():
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
         workspace = self.new_workspace(request)
-        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes))
+        finisher = Finisher(request.artifacts_dir, request.mode, request.notes)
+        if _rehearsed(request):
+            from coder_eval.sandbox.rehearsal import rehearse
+
+            return rehearse(workspace, request, finisher)
+        return BubblewrapEnvironment(workspace, request, finisher)
 
     def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
         """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
         if not bwrap_works():
             raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
-        env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
+        if _rehearsed(request):
+            from coder_eval.sandbox.rehearsal import rehearse
+
+            env: BubblewrapEnvironment = rehearse(workspace.resolve(), request, None, existing=True)
+        else:
+            env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
         env.seal()
         return env
+
+
+def _rehearsed(request: SandboxRequest) -> bool:
+    """Whether the unit replays its docker settings (sandbox.rehearsal) instead of running plain."""
+    rehearsal = request.config.rehearsal
+    return rehearsal is not None and rehearsal.enabled and request.config.docker is not None
 
 
 def _uv_dir() -> list[str]:
