@@ -30,10 +30,10 @@ from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
 from coder_eval.sandbox.bwrap_mounts import parent_dirs, python_dirs, read_only_root, system_mounts, under_system
 from coder_eval.sandbox.bwrap_procs import children, descendants, in_namespace, reap_init, reap_namespace_zombies
 from coder_eval.sandbox.bwrap_userns import read_info, set_up_flags, userns_for
-from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
+from coder_eval.sandbox.drivers import SandboxRequest
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
+from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
 from coder_eval.sandbox.unit_user import unit_user
@@ -333,44 +333,6 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             pid, self._inner_pid = self._inner_pid, 0
             reap_init(pid)
         reap_namespace_zombies()
-
-
-@register_driver("bubblewrap")
-class BubblewrapDriver(TempdirDriver):
-    """Namespaces per unit with bubblewrap: no daemon, no root needed where user namespaces are allowed."""
-
-    name = "bubblewrap"
-    default_preservation = PreservationMode.MOVE_ON_WRITE
-
-    def create(self, request: SandboxRequest) -> BubblewrapEnvironment:
-        if not bwrap_works():
-            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
-        workspace = self.new_workspace(request)
-        finisher = Finisher(request.artifacts_dir, request.mode, request.notes)
-        if _rehearsed(request):
-            from coder_eval.sandbox.rehearsal import rehearse
-
-            return rehearse(workspace, request, finisher)
-        return BubblewrapEnvironment(workspace, request, finisher)
-
-    def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
-        """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
-        if not bwrap_works():
-            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
-        if _rehearsed(request):
-            from coder_eval.sandbox.rehearsal import rehearse
-
-            env: BubblewrapEnvironment = rehearse(workspace.resolve(), request, None, existing=True)
-        else:
-            env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
-        env.seal()
-        return env
-
-
-def _rehearsed(request: SandboxRequest) -> bool:
-    """Whether the unit replays its docker settings (sandbox.rehearsal) instead of running plain."""
-    rehearsal = request.config.rehearsal
-    return rehearsal is not None and rehearsal.enabled and request.config.docker is not None
 
 
 def _uv_dir() -> list[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from coder_eval.models.sandbox import DockerConfig, Rehearsal
+from coder_eval.sandbox.dockerfile_parse import Instruction, dockerignore, ignored, parse
 from coder_eval.sandbox.dockerfile_words import expand, fragments
 from coder_eval.sandbox.network_steps import needs_network
 
@@ -34,46 +35,6 @@ _FLAGS = re.compile(r"^\s*\w+((\s+--\S+)*)\s+", re.IGNORECASE)
 DEFAULT_SHELL = ("/bin/sh", "-c")
 IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """The PATH base images declare; an `ENV PATH=/x:$PATH` adds to it."""
-
-
-@dataclass(frozen=True)
-class Instruction:
-    """One Dockerfile instruction as the parser read it."""
-
-    cmd: str
-    line: int
-    original: str
-    flags: tuple[str, ...] = ()
-    value: tuple[str, ...] = ()
-    json: bool = False
-    heredocs: tuple[tuple[str, str], ...] = ()
-    """(name, content) of each here-document."""
-
-    @property
-    def first(self) -> str:
-        return self.original.split("\n")[0]
-
-
-def parse(text: str) -> list[Instruction]:
-    """The Dockerfile's instructions; ValueError with the parser's message when it does not parse."""
-    import dockerfile
-
-    try:
-        commands = dockerfile.parse_string(text)
-    except dockerfile.GoParseError as exc:
-        raise ValueError(str(exc)) from None
-    return [
-        Instruction(
-            cmd=str(c.cmd).upper(),
-            line=int(c.start_line),
-            original=str(c.original),
-            flags=tuple(str(f) for f in c.flags),
-            value=tuple(str(v) for v in c.value),
-            json=bool(c.json),
-            heredocs=tuple((str(h.name), str(h.content)) for h in getattr(c, "heredocs", ())),
-        )
-        for c in commands
-    ]
 
 
 @dataclass(frozen=True)
@@ -157,7 +118,7 @@ def plan_replay(docker: DockerConfig, rehearsal: Rehearsal, task_dir: Path) -> R
     except ValueError as exc:
         plan.problems.append(ReplayProblem(0, f"the Dockerfile does not parse: {exc}", "fix its syntax"))
         return plan
-    state = _State(plan, dockerfile.parent, rehearsal, ignore=_dockerignore(dockerfile.parent))
+    state = _State(plan, dockerfile.parent, rehearsal, ignore=dockerignore(dockerfile.parent))
     if docker.build is not None:
         state.args.update({k: os.path.expandvars(v) for k, v in docker.build.args.items()})
     for command in _final_stage(commands, state):
@@ -389,7 +350,7 @@ def _sources(raw: str, state: _State, line: int) -> list[Path] | None:
     context = state.context.resolve()
     pattern = str(context / raw.lstrip("/"))
     found = sorted(Path(p) for p in glob.glob(pattern)) if glob.has_magic(raw) else [context / raw.lstrip("/")]
-    found = [p for p in found if p.exists() and not _ignored(p.relative_to(context).as_posix(), state.ignore)]
+    found = [p for p in found if p.exists() and not ignored(p.relative_to(context).as_posix(), state.ignore)]
     escaped = [p for p in found if not p.resolve().is_relative_to(context)]
     if escaped or ".." in Path(raw).parts:
         state.problem(line, f"{raw} lies outside the build context {context}", "keep sources inside the context")
@@ -398,27 +359,6 @@ def _sources(raw: str, state: _State, line: int) -> list[Path] | None:
         state.problem(line, f"{raw} is not in the build context {context}", "add it, or fix the path")
         return None
     return found
-
-
-def _dockerignore(context: Path) -> list[str]:
-    try:
-        text = (context / ".dockerignore").read_text(encoding="utf-8")
-    except OSError:
-        return []
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
-
-
-def _ignored(rel: str, patterns: list[str]) -> bool:
-    """Whether `.dockerignore` leaves `rel` out of the context (last matching pattern wins; `!` re-includes)."""
-    ignored = False
-    for raw in patterns:
-        negate = raw.startswith("!")
-        pattern = posixpath.normpath(raw.lstrip("!").strip("/"))
-        regex = fnmatch.translate(pattern).replace(".*", "[^/]*").replace("[^/]*[^/]*", ".*")
-        parts = rel.split("/")
-        if any(re.match(regex, "/".join(parts[:i])) for i in range(1, len(parts) + 1)):
-            ignored = not negate
-    return ignored
 
 
 _HANDLERS = {
