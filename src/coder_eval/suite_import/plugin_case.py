@@ -278,6 +278,10 @@ def read_case(case_dir: Path) -> tuple[PluginCase, Path, list[Path]]:
             case_dir, "no case here: case.yaml and prompt.md are empty or missing", "", "write the prompt in prompt.md"
         )
     graders = doc.get("graders")
+    if not graders:
+        raise TaskConfigError.single(
+            blame, "the case has no grader", "graders", "add graders/<name>.md, or a graders: list in case.yaml"
+        )
     if isinstance(graders, list):
         for i, grader in enumerate(graders):
             kind = grader.get("type") if isinstance(grader, dict) else None
