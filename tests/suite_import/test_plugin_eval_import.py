@@ -48,7 +48,7 @@ PROMPT = "---\nmax_turns: 3\n---\nSay hi.\n"
 def test_the_fixture_suite_maps_every_grader(tmp_path: Path) -> None:
     report = import_plugin_eval(FIXTURE, tmp_path / "out")
     assert [r.reason for r in report.refused] == []
-    assert sorted(i.task_file.parent.name for i in report.imported) == ["survey", "write-greeting"]
+    assert sorted(i.task_file.parent.name for i in report.imported) == ["negatives", "survey", "write-greeting"]
     greet = load(tmp_path / "out" / "write-greeting" / "task.yaml")
     assert greet["initial_prompt"].startswith("Write a file greeting.txt")
     assert greet["run_limits"] == {"max_turns": 6, "turn_timeout": 120, "task_timeout": 720}
@@ -75,7 +75,7 @@ def test_case_yaml_graders_scaffold_and_baseline(tmp_path: Path) -> None:
     crit = by_name(survey)
     order = crit["listed-first"]
     assert order["first"] == {"tool": "Bash", "pattern": r"\bls\b"}
-    assert order["then"] == {"tool": "Bash", "pattern": r"summary\.md"}
+    assert order["then"] == {"tool": "Bash", "pattern": r"\bwc\b"}
     assert crit["ran-ls"]["type"] == "command_executed" and crit["ran-ls"]["command_pattern"] == r"\bls\b"
     assert (crit["notes-not-created"]["source"], crit["notes-not-created"]["match"]) == ("created_files", "absent")
     assert crit["no-logs"] == {**crit["no-logs"], "type": "file_created", "exists": False}
@@ -98,7 +98,7 @@ def test_plan_validates_the_import(tmp_path: Path) -> None:
     import_plugin_eval(FIXTURE, tmp_path / "out")
     done = cli("plan", "out", "-e", "out/experiment.yaml", "-b", "script", "-q", cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 of 2 task files valid" in done.stdout
+    assert "3 of 3 task files valid" in done.stdout
 
 
 def test_the_cli_lists_losses_and_refusals_and_exits_1(tmp_path: Path) -> None:
@@ -112,7 +112,7 @@ def test_the_cli_lists_losses_and_refusals_and_exits_1(tmp_path: Path) -> None:
     assert "not imported: grader 'friendly': one judge verdict" in done.stdout
     refused = next(line for line in done.stdout.splitlines() if line.startswith("refused"))
     assert "calls.md" in refused and "graders[calls].target" in refused and "mock_calls" in refused
-    assert "2 imported, 1 refused" in done.stdout
+    assert "3 imported, 1 refused" in done.stdout
     assert not (tmp_path / "out" / "mocked").exists()  # nothing is left of a refused case
 
 

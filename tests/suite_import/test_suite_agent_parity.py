@@ -40,21 +40,23 @@ def grades(run_dir: Path) -> Grades:
     return out
 
 
-def run_kind(kind: str, tmp: Path, *args: str | Path) -> Grades:
+def run_kind(kind: str, tmp: Path, *args: str | Path, units: int, exit_code: int) -> Grades:
     if kind != "claude-code":
         require_binary(kind)
     run_dir = tmp / f"run-{kind}"
-    done = cli("run", *args, "-b", "script", "-T", kind, "--repeats", "1", "-j", "2", "--run-dir", run_dir, cwd=tmp, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    argv = ("-b", "script", "-T", kind, "--repeats", "1", "-j", "2", "--run-dir", run_dir)
+    done = cli("run", *args, *argv, cwd=tmp, timeout=600)
+    assert done.returncode == exit_code, done.stdout[-3000:] + done.stderr[-3000:]
     found = grades(run_dir)
-    assert len(found) == 4, found  # two cases in two arms
+    assert len(found) == units, found  # every case in both arms
     return found
 
 
 def test_plugin_eval_suite_grades_alike_on_every_agent(tmp_path: Path) -> None:
-    results = {kind: run_kind(kind, tmp_path, PLUGIN) for kind in KINDS}
+    results = {kind: run_kind(kind, tmp_path, PLUGIN, units=6, exit_code=1) for kind in KINDS}
     baseline = results["claude-code"]
-    assert all(status == "SUCCESS" for rows in baseline.values() for (_, _, status) in rows[-1:])
+    statuses = {key: rows[-1][2] for key, rows in baseline.items()}
+    assert statuses == {(arm, task): "FAILURE" if task == "negatives" else "SUCCESS" for arm, task in baseline}
     for kind, found in results.items():
         assert found == baseline, kind
     greet = dict((d, s) for d, s, _ in baseline[("with-plugin", "write-greeting")])
@@ -66,7 +68,7 @@ def test_skill_evals_suite_grades_alike_on_every_agent(tmp_path: Path) -> None:
     done = cli("import", "skill-evals", SKILL, "-o", tmp_path / "suite", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     suite, experiment = tmp_path / "suite", tmp_path / "suite" / "experiment.yaml"
-    results = {kind: run_kind(kind, tmp_path, suite, "-e", experiment) for kind in KINDS}
+    results = {kind: run_kind(kind, tmp_path, suite, "-e", experiment, units=4, exit_code=0) for kind in KINDS}
     baseline = results["claude-code"]
     for kind, found in results.items():
         assert found == baseline, kind
