@@ -63,7 +63,9 @@ def test_created_files_leave_out_what_was_there_before(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "new.log").write_text("x", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("changed", encoding="utf-8")  # modified, not created
-    absent = _grade(tmp_path, [], before, type="output_matches", source="created_files", pattern="notes", match="absent")
+    absent = _grade(
+        tmp_path, [], before, type="output_matches", source="created_files", pattern="notes", match="absent"
+    )
     assert absent.score == 1.0
     assert _grade(tmp_path, [], before, type="file_created", path="**/*.log").score == 1.0
     assert _grade(tmp_path, [], before, type="file_created", path="*.log").score == 0.0  # `*` stays in one directory

@@ -22,10 +22,10 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from clirun import cli  # noqa: E402
-from plugin_eval_gateway import case_of, claude_plugin_eval, suite_gateway  # noqa: E402
+from clirun import cli
+from plugin_eval_gateway import case_of, claude_plugin_eval, suite_gateway
 
-from coder_eval.suite_import.plugin_suite import import_plugin_eval  # noqa: E402
+from coder_eval.suite_import.plugin_suite import import_plugin_eval
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,9 @@ def ours(run_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 def test_our_grades_match_claude_plugin_eval(tmp_path: Path) -> None:
     if shutil.which("socat") is None or shutil.which("bwrap") is None:
-        pytest.fail("claude plugin eval confines shell tools with bubblewrap and socat: scripts/sandbox-deps.sh installs them")
+        pytest.fail(
+            "claude plugin eval confines shell tools with bubblewrap and socat: scripts/sandbox-deps.sh installs them"
+        )
     plugin = shutil.copytree(FIXTURE, tmp_path / "greeter")  # claude plugin eval writes its results inside the plugin
     imported = import_plugin_eval(plugin, tmp_path / "imported")
     cases = [case_of(item.task_file.parent) for item in imported.imported]

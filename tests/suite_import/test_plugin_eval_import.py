@@ -17,7 +17,7 @@ from coder_eval.suite_import.plugin_case import read_case
 from coder_eval.suite_import.plugin_suite import import_plugin_eval, is_plugin_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from clirun import cli  # noqa: E402
+from clirun import cli
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "plugin_eval" / "greeter"
 
@@ -43,6 +43,7 @@ def plugin(root: Path, cases: dict[str, dict[str, str]]) -> Path:
 
 
 PROMPT = "---\nmax_turns: 3\n---\nSay hi.\n"
+JUDGED = "graders: [{name: a, type: llm, criteria: x}]\n"
 
 
 def test_the_fixture_suite_maps_every_grader(tmp_path: Path) -> None:
@@ -60,7 +61,12 @@ def test_the_fixture_suite_maps_every_grader(tmp_path: Path) -> None:
     assert crit["names-ada"] == {**crit["names-ada"], "type": "output_matches", "source": "reply", "flags": 2}
     assert crit["file-made"]["type"] == "file_created" and crit["file-made"]["path"] == "greeting.txt"
     house = crit["house-style"]
-    assert (house["source"], house["path"], house["pattern"], house["flags"]) == ("file", "greeting.txt", "^Hello, Ada!$", 8)
+    assert (house["source"], house["path"], house["pattern"], house["flags"]) == (
+        "file",
+        "greeting.txt",
+        "^Hello, Ada!$",
+        8,
+    )
     assert crit["skill-fired"]["type"] == "skill_triggered" and crit["skill-fired"]["weight"] == 0.0  # with-only
     assert crit["friendly"]["type"] == "llm_judge" and crit["friendly"]["weight"] == 2
     assert crit["friendly"]["include_agent_output"] is True
@@ -147,25 +153,32 @@ def test_graders_that_cannot_be_carried_are_refused_by_name(
         ({"prompt.md": "---\nturns: 3\n---\nHi\n"}, "unknown frontmatter key 'turns'"),
         ({"prompt.md": "---\nmax_turns: 3\n---\n", "graders/a.md": "---\ntype: llm\n---\nx\n"}, "there is no prompt"),
         ({"prompt.md": "Hi\n"}, "the case has no grader"),
-        ({"case.yaml": "name: c\nexecution: {prompt: hi}\ngraders: [{name: a, type: llm, criteria: x}]\n"}, "schema_version"),
         (
-            {"case.yaml": "schema_version: '2.0'\nname: c\nexecution: {prompt: hi}\ngraders: [{name: a, type: llm, criteria: x}]\n"},
+            {"case.yaml": "name: c\nexecution: {prompt: hi}\ngraders: [{name: a, type: llm, criteria: x}]\n"},
+            "schema_version",
+        ),
+        (
+            {"case.yaml": "schema_version: '2.0'\nname: c\nexecution: {prompt: hi}\n" + JUDGED},
             "newer than the 1.x format",
         ),
         (
-            {"prompt.md": PROMPT, "graders/a.md": "---\ntype: llm\nname: b\n---\nx\n", "graders/b.md": "---\ntype: llm\n---\ny\n"},
+            {
+                "prompt.md": PROMPT,
+                "graders/a.md": "---\ntype: llm\nname: b\n---\nx\n",
+                "graders/b.md": "---\ntype: llm\n---\ny\n",
+            },
             "two graders share the name 'b'",
         ),
         (
-            {"case.yaml": "schema_version: '1.0'\nname: c\ncontext: {history_file: h.jsonl}\nexecution: {prompt: hi}\n"
-             "graders: [{name: a, type: llm, criteria: x}]\n"},
+            {
+                "case.yaml": "schema_version: '1.0'\nname: c\ncontext: {history_file: h.jsonl}\n"
+                "execution: {prompt: hi}\n" + JUDGED
+            },
             "resumes a recorded session",
         ),
     ],
 )
-def test_invalid_cases_are_refused_with_the_file_and_field(
-    tmp_path: Path, files: dict[str, str], message: str
-) -> None:
+def test_invalid_cases_are_refused_with_the_file_and_field(tmp_path: Path, files: dict[str, str], message: str) -> None:
     root = plugin(tmp_path / "p", {"c": files})
     report = import_plugin_eval(root, tmp_path / "out")
     assert len(report.refused) == 1 and message in report.refused[0].reason, report.refused[0].reason
@@ -219,7 +232,11 @@ def test_never_use_a_skill_and_other_tool_used_shapes(tmp_path: Path) -> None:
     root = plugin(tmp_path / "p", {"c": {"prompt.md": PROMPT, **graders}})
     import_plugin_eval(root, tmp_path / "out")
     crit = by_name(load(tmp_path / "out" / "c" / "task.yaml"))
-    assert (crit["never"]["type"], crit["never"]["expected_skill"], crit["never"]["weight"]) == ("skill_triggered", "", 1.0)
+    assert (crit["never"]["type"], crit["never"]["expected_skill"], crit["never"]["weight"]) == (
+        "skill_triggered",
+        "",
+        1.0,
+    )
     assert (crit["twice"]["type"], crit["twice"]["min_count"]) == ("command_executed", 2)
     assert (crit["read"]["min_count"], crit["read"]["max_count"]) == (1, 3)
 

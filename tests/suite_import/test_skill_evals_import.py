@@ -16,7 +16,7 @@ from coder_eval.suite_import.expectations import deterministic, named_file
 from coder_eval.suite_import.skill_evals import import_skill_evals
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from clirun import cli  # noqa: E402
+from clirun import cli
 
 PLUGIN = Path(__file__).resolve().parents[1] / "fixtures" / "skill_evals" / "plugin"
 SKILL = PLUGIN / "skills" / "tidy-notes"
@@ -77,7 +77,14 @@ def test_the_fixture_imports_with_inputs_criteria_and_arms(tmp_path: Path) -> No
     assert (tmp_path / "out" / "tidy-basic" / "inputs" / "evals" / "files" / "notes.txt").is_file()
     assert task["sandbox"]["template_sources"] == [{"type": "template_dir", "path": "inputs"}]
     kinds = [c["type"] for c in task["success_criteria"]]
-    assert kinds == ["file_exists", "file_contains", "output_matches", "command_executed", "skill_triggered", "llm_judge"]
+    assert kinds == [
+        "file_exists",
+        "file_contains",
+        "output_matches",
+        "command_executed",
+        "skill_triggered",
+        "llm_judge",
+    ]
     assert all(c["weight"] == 1.0 for c in task["success_criteria"])  # the score is the pass rate
     judge = task["success_criteria"][-1]
     assert "tidy.txt holds apples" in judge["prompt"] and judge["include_tool_calls"] is True

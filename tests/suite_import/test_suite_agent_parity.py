@@ -17,8 +17,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from cli_agents import require_binary  # noqa: E402
-from clirun import cli  # noqa: E402
+from cli_agents import require_binary
+from clirun import cli
 
 pytestmark = pytest.mark.slow
 
