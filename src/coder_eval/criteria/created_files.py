@@ -23,8 +23,9 @@ class TooManyFilesError(Exception):
     """The workspace holds more files than a listing may."""
 
 
-def list_files(root: Path, limit: int = MAX_LISTED_FILES) -> list[str]:
+def list_files(root: Path, limit: int | None = None) -> list[str]:
     """Every file (and symbolic link) under `root`, relative and sorted; unreadable directories are skipped."""
+    limit = MAX_LISTED_FILES if limit is None else limit
     out: list[str] = []
     for current, dirs, names in os.walk(root, followlinks=False):
         rel = Path(current).relative_to(root)
