@@ -128,6 +128,11 @@ def _context_losses(case: PluginCase, source: Path) -> list[str]:
             "write the earlier turns into the prompt, or leave this case to claude plugin eval",
         )
     execution, context = case.execution, case.context
+    if execution.model:
+        losses.append(
+            f"execution.model ({execution.model}): carried as agent.model, a Claude model; give another agent kind "
+            "its own with -m"
+        )
     if execution.env:
         losses.append(
             f"execution.env ({', '.join(sorted(execution.env))}): the agent gets no variables set by the case"
@@ -162,10 +167,12 @@ def _scaffold(case: PluginCase, case_dir: Path, task_dir: Path, source: Path) ->
     return [{"command": f'bash "$TASK_DIR/scaffold/{rel.name}"', "timeout": 120}]
 
 
-def import_case(case_dir: Path, out: Path, plugin_dir: Path, skills: list[str], task_id: str) -> ImportedCase:
-    """One case into `out/task_id/` (removed again when the case is refused)."""
-    case, source, sources = read_case(case_dir)
-    target = out / task_id
+def import_case(
+    case_dir: Path, read: tuple[PluginCase, Path, list[Path]], out: Path, plugin_dir: Path, skills: list[str]
+) -> ImportedCase:
+    """One case (as `read_case` read it) into `out/<task id>/`, removed again when the case is refused."""
+    case, source, sources = read
+    target = out / slug(case.name)
     if target.exists():
         raise UsageError(f"{target} already exists; import into an empty directory or remove it")
     target.mkdir(parents=True)
@@ -246,11 +253,11 @@ def import_plugin_eval(plugin_dir: Path, out: Path, eval_dir: str | None = None)
     runs: dict[str, int] = {}
     for case_dir in cases:
         try:
-            case, _, _ = read_case(case_dir)
-            task_id = slug(case.name)
+            read = read_case(case_dir)
+            case, task_id = read[0], slug(read[0].name)
             if task_id in runs:
                 raise UsageError(f"its name {case.name!r} becomes the task id {task_id!r}, which another case took")
-            report.imported.append(import_case(case_dir, out, plugin_dir, skills, task_id))
+            report.imported.append(import_case(case_dir, read, out, plugin_dir, skills))
             runs[task_id] = case.runs
         except CoderEvalError as exc:
             report.refused.append(Refused(case_dir, one_line(exc)))
