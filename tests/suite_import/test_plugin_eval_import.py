@@ -120,6 +120,8 @@ def test_the_cli_lists_losses_and_refusals_and_exits_1(tmp_path: Path) -> None:
     assert "calls.md" in refused and "graders[calls].target" in refused and "mock_calls" in refused
     assert "3 imported, 1 refused" in done.stdout
     assert not (tmp_path / "out" / "mocked").exists()  # nothing is left of a refused case
+    kept = (tmp_path / "out" / "import-report.txt").read_text(encoding="utf-8")
+    assert "refused" in kept and "not imported: grader 'friendly'" in kept  # the report stays with the tasks
 
 
 @pytest.mark.parametrize(

@@ -20,21 +20,16 @@ def print_report(report: ImportReport) -> None:
     from rich.markup import escape
 
     from coder_eval.cli.output import out
+    from coder_eval.suite_import.report import report_lines
 
-    for item in report.imported:
-        out().print(f"imported {escape(str(item.source))} -> {escape(str(item.task_file))}")
-        for loss in item.losses:
-            out().print(f"  not imported: {escape(loss)}")
-    for refused in report.refused:
-        out().print(f"refused {escape(str(refused.source))}: {escape(refused.reason)}")
-    for note in report.notes:
-        out().print(f"suite: not imported: {escape(note)}")
+    lines = report_lines(report)
+    for line in lines[:-1]:
+        out().print(escape(line))
     if report.experiment is not None:
         out().print(f"experiment {escape(str(report.experiment))} (run the tasks with -e to compare the two arms)")
-    out().print(f"{len(report.imported)} imported, {len(report.refused)} refused")
+    out().print(escape(lines[-1]))
 
 
-@guarded
 def import_plugin_eval(
     plugin: Annotated[Path, typer.Argument(help="The plugin's root directory (plugin.json and its evals/).")],
     output: Output = Path("tasks"),

@@ -62,7 +62,7 @@ class GraderContext:
     case_dir: Path
     task_dir: Path
     skills: list[str]
-    scored_weight_zero: bool
+    with_only_informational: bool
     """Some grader of the case is scored, so with-only graders become informational."""
     losses: list[str] = field(default_factory=list)
 
@@ -232,7 +232,7 @@ def criterion_for(g: Grader, ctx: GraderContext) -> dict[str, Any]:
         body = _baseline(g, ctx)
     description = _describe(g)
     weight = g.weight
-    if ctx.scored_weight_zero and is_with_only(g):
+    if ctx.with_only_informational and is_with_only(g):
         weight, description = 0.0, f"{description} (with-only indicator, not scored)"
     out: dict[str, Any] = {"description": description, **body, "weight": weight}
     out.setdefault("pass_threshold", 1.0)

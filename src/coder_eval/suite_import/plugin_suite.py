@@ -25,7 +25,15 @@ from coder_eval.errors import CoderEvalError, TaskConfigError, UsageError
 from coder_eval.suite_import.experiment_file import plugin_path, write_ablation
 from coder_eval.suite_import.plugin_case import PluginCase, read_case
 from coder_eval.suite_import.plugin_graders import GraderContext, GraderRefusedError, criterion_for, is_with_only
-from coder_eval.suite_import.report import ImportedCase, ImportReport, Refused, one_line, slug, write_task
+from coder_eval.suite_import.report import (
+    ImportedCase,
+    ImportReport,
+    Refused,
+    one_line,
+    slug,
+    write_report_file,
+    write_task,
+)
 
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep", "Skill")
 """Tools a case always has in `claude plugin eval` (its read-only set), before the case's own."""
@@ -194,7 +202,7 @@ def _write_case(
 ) -> ImportedCase:
     losses = _context_losses(case, source)
     scored = not all(is_with_only(g) for g in case.graders)
-    ctx = GraderContext(case_dir=case_dir, task_dir=target, skills=skills, scored_weight_zero=scored)
+    ctx = GraderContext(case_dir=case_dir, task_dir=target, skills=skills, with_only_informational=scored)
     criteria = []
     for i, grader in enumerate(case.graders):
         try:
@@ -273,4 +281,5 @@ def import_plugin_eval(plugin_dir: Path, out: Path, eval_dir: str | None = None)
         report.experiment = write_ablation(
             out, name, repeats, plugin_dir, arms=("without-plugin", "with-plugin"), what=f"the plugin {name}"
         )
+    write_report_file(report, out, f"coder-eval import plugin-eval {plugin_dir}")
     return report

@@ -34,6 +34,28 @@ class ImportReport:
     """Losses of the suite as a whole (not of one case)."""
 
 
+REPORT_FILE = "import-report.txt"
+
+
+def report_lines(report: ImportReport) -> list[str]:
+    """The report as text: each case imported (what it did not carry under it) or refused, the suite's notes."""
+    lines: list[str] = []
+    for item in report.imported:
+        lines.append(f"imported {item.source} -> {item.task_file}")
+        lines.extend(f"  not imported: {loss}" for loss in item.losses)
+    lines.extend(f"refused {r.source}: {r.reason}" for r in report.refused)
+    lines.extend(f"suite: not imported: {note}" for note in report.notes)
+    lines.append(f"{len(report.imported)} imported, {len(report.refused)} refused")
+    return lines
+
+
+def write_report_file(report: ImportReport, out: Path, command: str) -> Path:
+    """OUT/import-report.txt: what the import carried and lost, kept beside the tasks (and in a run's suite/)."""
+    path = out / REPORT_FILE
+    path.write_text(f"# {command}\n" + "\n".join(report_lines(report)) + "\n", encoding="utf-8")
+    return path
+
+
 def slug(text: str) -> str:
     """A task id: lower case, letters, digits and dashes."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:90] or "case"

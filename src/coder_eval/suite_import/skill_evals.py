@@ -28,7 +28,15 @@ from coder_eval.errors import CoderEvalError, TaskConfigError, UsageError
 from coder_eval.suite_import.expectations import deterministic, named_file
 from coder_eval.suite_import.experiment_file import plugin_path, write_ablation
 from coder_eval.suite_import.frontmatter import read_markdown
-from coder_eval.suite_import.report import ImportedCase, ImportReport, Refused, one_line, slug, write_task
+from coder_eval.suite_import.report import (
+    ImportedCase,
+    ImportReport,
+    Refused,
+    one_line,
+    slug,
+    write_report_file,
+    write_task,
+)
 
 EVALS_FILE = "evals/evals.json"
 SCRIPTS_DIR = "evals/scripts"
@@ -258,4 +266,5 @@ def import_skill_evals(skill_dir: Path, out: Path, *, judge_all: bool = False) -
         report.experiment = write_ablation(
             out, skill, RUNS, plugin_root, arms=("without-skill", "with-skill"), what=f"the skill {skill}"
         )
+    write_report_file(report, out, f"coder-eval import skill-evals {skill_dir}")
     return report
