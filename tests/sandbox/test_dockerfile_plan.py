@@ -137,9 +137,8 @@ def test_a_working_directory_in_the_system_directories_is_refused_with_the_fix(t
 
 
 def test_the_final_stage_replays_the_stages_it_is_built_from(tmp_path: Path) -> None:
-    plan = _plan(
-        tmp_path, "FROM debian AS base\nRUN echo base\nFROM alpine AS other\nRUN echo other\nFROM base\nRUN echo final\n"
-    )
+    stages = "FROM debian AS base\nRUN echo base\nFROM alpine AS other\nRUN echo other\n"
+    plan = _plan(tmp_path, stages + "FROM base\nRUN echo final\n")
     assert [s.script.strip() for s in plan.steps] == ["echo base", "echo final"]
     assert plan.base == "debian" and "1 other build stage(s) not replayed (only the final one)" in plan.notes
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import grade
+from coder_eval.engine.files_before import recorded_before
 from coder_eval.engine.hooks import run_post, scrub_command
 from coder_eval.engine.recorded_task import RegradeError, task_from_record
 from coder_eval.engine.reference import ReferenceTamperedError
@@ -115,6 +116,7 @@ def regrade_in_place(
                 cli_log=_recorded_cli_log(out_dir),
                 scrubber=guard.scrubber,
                 grading=guard,
+                files_before=recorded_before(prior.environment_info),
             )
             outcome = grade(list(task.definition.success_criteria), ctx)
             graded_in.check_reference()
