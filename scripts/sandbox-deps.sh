@@ -3,7 +3,8 @@
 # if it is not running) and the offline base image `coder-eval-base:latest`, built once from a
 # debootstrap root file system with `docker import` (no image registry is needed), and ripgrep
 # (OpenCode's `skill` tool lists a skill's files with `rg`; without one on PATH it tries to
-# download it, which the closed network refuses). Idempotent.
+# download it, which the closed network refuses), and socat (Claude Code's own sandbox, which
+# `claude plugin eval` puts shell tools in, needs it beside bubblewrap). Idempotent.
 # Usage: scripts/sandbox-deps.sh        (as root; a no-op for what is already there)
 set -euo pipefail
 IMAGE="${CODER_EVAL_BASE_IMAGE:-coder-eval-base:latest}"
@@ -15,6 +16,7 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v dockerd >/dev/null || need+=(docker.io)
 command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v rg >/dev/null || need+=(ripgrep)
+command -v socat >/dev/null || need+=(socat)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

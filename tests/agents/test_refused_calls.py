@@ -137,3 +137,14 @@ def test_refusal_warnings_name_the_starved_criterion_and_the_fix() -> None:
         refusal_warnings([cli], parse_agent_config({"type": "claude-code", "permission_mode": "bypassPermissions"}))
         == []
     )
+
+
+def test_a_tool_order_on_the_shell_is_starved_without_bash() -> None:
+    from coder_eval.models.criteria import ToolOrderCriterion
+
+    order = ToolOrderCriterion(
+        type="tool_order", description="ls first", first={"tool": "Bash", "pattern": "ls"}, then={"tool": "Write"}
+    )
+    (warning,) = refusal_warnings([order], parse_agent_config({"type": "claude-code", "allowed_tools": ["Write"]}))
+    assert "tool_order" in warning and "Bash" in warning
+    assert refusal_warnings([order], parse_agent_config({"type": "claude-code", "allowed_tools": ["Bash"]})) == []

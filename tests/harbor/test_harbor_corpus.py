@@ -9,6 +9,9 @@ the reason, not a zero.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,5 +90,25 @@ def test_a_pack_of_shapes_fails_without_an_agent_and_passes_its_oracle(tmp_path:
     code, findings = lint(tmp_path, "tasks")
     assert code == 1 and len(findings) == 1, findings
     (hit,) = findings  # every task passes its oracle and fails without an agent, but one:
+    assert hit["rule_id"] == "CE203" and hit["task_id"] == "errors-no-reward", findings
+    assert "the verifier wrote no reward" in hit["message"] and "checking /app/present" in hit["message"]
+
+
+@pytest.mark.slow
+def test_the_same_pack_smoke_tests_without_docker_under_a_rehearsal(tmp_path: Path) -> None:
+    """No daemon: the imported Dockerfiles replayed under bubblewrap give the same verdicts as docker."""
+    if shutil.which("bwrap") is None:
+        if os.environ.get("CI"):
+            pytest.fail("bubblewrap is missing in CI (scripts/sandbox-deps.sh installs it)")
+        pytest.skip("needs bubblewrap")
+    write_pack(tmp_path)
+    assert cli("import", "harbor", "pack", "-o", "tasks", cwd=tmp_path).returncode == 0
+    planned = cli("plan", "tasks", "--rehearse", "-b", "script", "--oracle", cwd=tmp_path)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert "rehearsal: FROM coder-eval-base:latest: the host's system stands in for the base image" in planned.stdout
+    proc = cli("lint", "tasks", "--rehearse", "-f", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    findings = [f for f in json.loads(proc.stdout)["findings"] if f["severity"] != "note"]
+    (hit,) = findings
     assert hit["rule_id"] == "CE203" and hit["task_id"] == "errors-no-reward", findings
     assert "the verifier wrote no reward" in hit["message"] and "checking /app/present" in hit["message"]

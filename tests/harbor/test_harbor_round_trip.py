@@ -85,6 +85,7 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_pyth
     config = tomllib.loads((exported / "task.toml").read_text(encoding="utf-8"))
     assert config["metadata"]["task_id"] == "greet-file" and config["environment"]["allow_internet"] is False
     assert config["environment"]["network_mode"] == "no-network"
+    assert config["verifier"]["environment_mode"] == "separate" and config["artifacts"] == ["/app"]
     assert (exported / "instruction.md").read_text(encoding="utf-8").startswith("Create greet.py")
     dockerfile = (exported / "environment" / "Dockerfile").read_text(encoding="utf-8")
     assert dockerfile.startswith("FROM python:3.12-slim") and "COPY coder-eval-workspace/ /app/" in dockerfile
@@ -102,6 +103,7 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_pyth
     assert imported["sandbox"]["driver"] == "docker"
     assert imported["sandbox"]["docker"] == {"dockerfile_path": "environment/Dockerfile", "working_dir": "auto"}
     assert imported["sandbox"]["network"] == "none"
+    assert imported["sandbox"]["keep_services"] is False  # Harbor's separate verifier: no live services
     assert imported["reference"] == {"directory": "solution/files"}
     (criterion,) = imported["success_criteria"]
     assert criterion["type"] == "harbor_verifier"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,26 @@ def test_transcript_truncation_flag(tmp_path: Path) -> None:
     transcript = yaml.safe_load((run_dir / "default" / "capped" / "00" / "judge-0.yaml").read_text())
     assert transcript["truncated"] is True
     assert len(transcript["prompt"]) <= 12
+
+
+def test_a_regrade_cannot_call_the_judge_and_says_so_rather_than_scoring_zero(tmp_path: Path) -> None:
+    """`evaluate RUN_DIR` has no model route: the judge keeps no verdict, and a gating judge makes it ERROR."""
+    doc = claude_task("regraded", [_judge("judged", pass_threshold=0.8)])
+    script = {
+        "steps": [{"write_file": {"path": "poem.txt", "content": "Python one\n"}}, {"reply": "done"}],
+        "judges": [{"criterion": 0, "verdict": {"score": 0.9, "rationale": "good"}}],
+    }
+    run_dir, proc = run(tmp_path, doc, script)
+    assert task_json(run_dir, "regraded")["final_status"] == "SUCCESS", proc.stdout + proc.stderr
+    graded = subprocess.run(
+        [sys.executable, "-m", "coder_eval", "evaluate", str(run_dir), "--allow-recorded-commands"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    record = task_json(run_dir, "regraded")
+    assert record["final_status"] == "ERROR", graded.stdout + graded.stderr
+    (judged,) = record["success_criteria_results"]
+    assert judged["evaluation_status"] == "not_evaluated"
+    assert "judges grade only inside a run" in record["error_message"]

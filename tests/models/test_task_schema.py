@@ -454,11 +454,14 @@ MINIMAL_CRITERIA: dict[str, dict[str, Any]] = {
     },
     "uipath_eval": {"agent_name": "my-agent", "eval_set": "regression-v1", "thresholds": {"accuracy": 0.8}},
     "harbor_verifier": {},
+    "output_matches": {"pattern": "done"},
+    "tool_order": {"first": {"tool": "Read"}, "then": {"tool": "Write"}},
+    "file_created": {"path": "report.md"},
 }
 
 
 def test_every_criterion_type_has_a_minimal_example() -> None:
-    assert len(CRITERION_TYPES) == 17
+    assert len(CRITERION_TYPES) == 20
     assert set(MINIMAL_CRITERIA) == set(CRITERION_TYPES)
 
 

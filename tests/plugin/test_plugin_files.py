@@ -69,7 +69,7 @@ def test_criteria_reference_is_generated_from_the_models() -> None:
     shipped = (PLUGIN / "reference" / "criteria.md").read_text(encoding="utf-8")
     assert shipped == criteria_reference(), "stale: run `python -m coder_eval.docs_gen`"
     shipped_types = {spec_type(m) for m in criterion_models()}
-    assert len(shipped_types) == 17 and shipped_types <= set(criterion_types())
+    assert len(shipped_types) == 20 and shipped_types <= set(criterion_types())
     for kind in shipped_types:
         assert f"## `{kind}`" in shipped
 

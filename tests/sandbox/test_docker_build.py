@@ -94,6 +94,7 @@ def test_a_dockerfile_is_built_once_and_its_workdir_seeds_the_workspace(tmp_path
     (env_dir / "Dockerfile").write_text(
         f'FROM {BASE}\nLABEL test={marker}\nARG GREETING=unset\nRUN echo "$GREETING" > /opt/greeting.txt\n'
         "WORKDIR /app\nCOPY input.txt /app/input.txt\n"
+        'ENTRYPOINT ["/bin/sh", "-c", "exit 7"]\n'  # the unit's holder starts whatever the image's entrypoint
     )
     criteria = [
         {"type": "file_contains", "path": "input.txt", "includes": [marker], "description": "seeded"},

@@ -20,6 +20,7 @@ from coder_eval.cli import (
     report_cmd,
     run_cmd,
     schema_cmd,
+    suite_import_cmd,
 )
 
 app = typer.Typer(
@@ -73,6 +74,8 @@ app.command("lint")(lint_cmd.lint)
 app.command("migrate")(migrate_cmd.migrate)
 app.command("export")(harbor_cmd.export)
 app.add_typer(harbor_cmd.import_app, name="import")
+harbor_cmd.import_app.command("plugin-eval")(suite_import_cmd.import_plugin_eval)
+harbor_cmd.import_app.command("skill-evals")(suite_import_cmd.import_skill_evals)
 app.add_typer(harbor_cmd.harbor_app, name="harbor")
 app.add_typer(agents_cmd.agents_app, name="agents")
 

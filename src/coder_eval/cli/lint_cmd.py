@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from coder_eval.cli.guard import guarded
+from coder_eval.cli.rehearse_options import Rehearse, RehearseAssume, rehearsal_sets
 
 
 @guarded
@@ -32,6 +33,8 @@ def lint(
     keep_runs: Annotated[
         Path | None, typer.Option("--keep-runs", help="Keep the lint runs' records in this directory.")
     ] = None,
+    rehearse: Rehearse = False,
+    rehearse_assume: RehearseAssume = None,
 ) -> None:
     """Lint task files. Exit 0 without errors, 1 with any error finding, 2 on invalid input."""
     from rich.markup import escape
@@ -53,7 +56,12 @@ def lint(
         err().print(f"[red]invalid task file, not linted:[/] {escape(error.render())}", markup=True, highlight=False)
     findings = static_findings(report.tasks)
     if not static_only:
-        options = DynamicOptions(max_parallel=max_parallel, agent_oracle=agent_oracle, keep_dir=keep_runs)
+        options = DynamicOptions(
+            max_parallel=max_parallel,
+            agent_oracle=agent_oracle,
+            keep_dir=keep_runs,
+            sets=rehearsal_sets(rehearse, rehearse_assume),
+        )
         findings += dynamic_findings(report.tasks, options)
     checked = len({(t.source_file, t.row_id) for t in report.tasks})
     if fmt == "json":

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from coder_eval.cli.guard import guarded
+from coder_eval.cli.rehearse_options import Rehearse, RehearseAssume, rehearsal_sets
 from coder_eval.records.layout import DEFAULT_RUNS_DIR
 
 if TYPE_CHECKING:
@@ -58,6 +61,8 @@ def plan(
             help="With --estimate: assumed IN:OUT tokens per agent turn for units no earlier run covers.",
         ),
     ] = None,
+    rehearse: Rehearse = False,
+    rehearse_assume: RehearseAssume = None,
 ) -> None:
     """Validate task files and what a run of them needs: exit 0 when `run` would start, 1 when it would refuse.
 
@@ -77,11 +82,13 @@ def plan(
     chosen = resolve_backend(backend)
     check_backend_flags(chosen, cassettes)
     per_turn = _per_turn(per_turn_tokens, estimate)
-    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type, repeats)
-    with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
-        from coder_eval.engine.validation import plan as run_plan
+    sets = [*(sets or ()), *rehearsal_sets(rehearse, rehearse_assume)]
+    with _plugin_suite(list(paths or []), experiment) as (task_paths, experiment):
+        inputs = PlanInputs(experiment, tuple(sets), model, driver, agent_type, repeats)
+        with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
+            from coder_eval.engine.validation import plan as run_plan
 
-        report = run_plan(list(paths or []), inputs=inputs, choices=RunChoices(chosen, oracle))
+            report = run_plan(task_paths, inputs=inputs, choices=RunChoices(chosen, oracle))
     for f in report.files:
         _show_file(f, quiet=quiet)
     executor_problems = _executor_problems(executor)
@@ -96,6 +103,26 @@ def plan(
     bad = sum(not f.ok for f in report.files)
     typer.echo(f"{len(report.files) - bad} of {len(report.files)} task files valid")
     raise typer.Exit(0 if report.ok and not executor_problems else 1)
+
+
+@contextmanager
+def _plugin_suite(paths: list[str], experiment: str | None) -> Iterator[tuple[list[str], str | None]]:
+    """The paths and experiment, with a plugin directory's eval suite imported into a temporary directory."""
+    from coder_eval.suite_import.direct import plugin_suites
+
+    if not plugin_suites(paths, Path.cwd()):
+        yield paths, experiment
+        return
+    import tempfile
+
+    from coder_eval.cli.suite_import_cmd import print_report
+    from coder_eval.suite_import.direct import expand_plugin_suite
+
+    with tempfile.TemporaryDirectory(prefix="coder-eval-suite-") as tmp:
+        expanded = expand_plugin_suite(paths, experiment, Path(tmp) / "suite", Path.cwd())
+        if expanded.report is not None:
+            print_report(expanded.report)
+        yield expanded.paths, expanded.experiment
 
 
 def _show_file(f: FilePlan, *, quiet: bool) -> None:

@@ -27,6 +27,7 @@ from coder_eval.cli.executor_options import (
     executor_settings,
 )
 from coder_eval.cli.guard import guarded
+from coder_eval.cli.rehearse_options import Rehearse, RehearseAssume, rehearsal_sets
 
 if TYPE_CHECKING:
     from coder_eval.engine.run import RunOutcome
@@ -125,6 +126,8 @@ class RunFlags:
     ray_resource: RayResource = None
     ray_shared_run_dir: RaySharedDir = False
     max_cost_usd: MaxCost = None
+    rehearse: Rehearse = False
+    rehearse_assume: RehearseAssume = None
     verbose: Verbose = False
     log_file: LogFile = None
 
@@ -172,12 +175,13 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         from coder_eval.cli.stream import stream_factory as make_stream
 
         stream_factory = make_stream(out(), flags.stream)
+    paths, experiment, run_dir = _plugin_suite(flags)
     request = RunRequest(
-        paths=list(flags.paths or []),
+        paths=paths,
         max_parallel=flags.max_parallel,
         repeats=flags.repeats,
         type_override=flags.agent_type,
-        run_dir=flags.run_dir,
+        run_dir=run_dir,
         preservation=mode,
         grade=grade,
         resume=flags.resume,
@@ -186,8 +190,8 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
         backend=flags.backend,
         oracle=flags.oracle,
         cassettes=flags.cassettes,
-        experiment=flags.experiment,
-        sets=tuple(flags.sets or ()),
+        experiment=experiment,
+        sets=(*(flags.sets or ()), *rehearsal_sets(flags.rehearse, flags.rehearse_assume)),
         model=flags.model,
         driver=flags.driver,
         stream_factory=stream_factory,
@@ -224,6 +228,24 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
     print_summary(out(), outcome)
     _log_rows(outcome)
     raise typer.Exit(outcome.exit_code)
+
+
+def _plugin_suite(flags: RunFlags) -> tuple[list[str], str | None, Path | None]:
+    """The paths, experiment and run directory, with a plugin directory's eval suite imported into
+    `<run dir>/suite` (a run directory is chosen here when none was given)."""
+    from coder_eval.suite_import.direct import SUITE_DIR, expand_plugin_suite, plugin_suites
+
+    paths = list(flags.paths or [])
+    if not plugin_suites(paths, Path.cwd()):
+        return paths, flags.experiment, flags.run_dir
+    from coder_eval.cli.suite_import_cmd import print_report
+    from coder_eval.records.layout import DEFAULT_RUNS_DIR, default_run_dir, new_run_id
+
+    run_dir = flags.run_dir or default_run_dir(Path(DEFAULT_RUNS_DIR), new_run_id())
+    expanded = expand_plugin_suite(paths, flags.experiment, run_dir / SUITE_DIR, Path.cwd())
+    if expanded.report is not None:
+        print_report(expanded.report)
+    return expanded.paths, expanded.experiment, run_dir
 
 
 def _log_rows(outcome: RunOutcome) -> None:

@@ -9,8 +9,9 @@ verdict, a malformed score, a timeout, a crash, a judge that could not start) sc
 from __future__ import annotations
 
 from coder_eval.criteria.base import CheckContext, Criterion
-from coder_eval.criteria.judge_call import JudgeExchange, JudgeOutcome, judged_result
+from coder_eval.criteria.judge_call import NO_JUDGE_HERE, JudgeExchange, JudgeOutcome, judged_result
 from coder_eval.criteria.registry import register_criterion
+from coder_eval.errors import CriterionUnavailableError
 from coder_eval.judges.prompt import judge_context
 from coder_eval.judges.services import JudgeAgentRequest, JudgeAgentRun
 from coder_eval.judges.transcript import JudgeTranscript
@@ -48,35 +49,37 @@ def _prompt(spec: AgentJudgeCriterion, ctx: CheckContext, reference: bool) -> tu
 
 @register_criterion("agent_judge", spec=AgentJudgeCriterion)
 class AgentJudge(Criterion[AgentJudgeCriterion]):
-    """Continuous: the judge agent's score; any failure scores 0 with `error`."""
+    """Continuous: the judge agent's score; any failure scores 0 with `error`; with no judge agent here (a
+    re-grade) it is not evaluated."""
 
     def evaluate(self, spec: AgentJudgeCriterion, ctx: CheckContext) -> CriterionResult:
         services = ctx.judges
+        if services is None or services.agent_runner is None:
+            raise CriterionUnavailableError(NO_JUDGE_HERE)
         scrub = ctx.reference_scrubber()
         reference = spec.include_reference and ctx.reference_dir is not None and ctx.reference_dir.is_dir()
         model = spec.agent.model or DEFAULT_JUDGE_MODEL
         system = JUDGE_AGENT_SYSTEM.format(reference=REFERENCE_NOTE if reference else "")
-        index = services.index_of(spec) if services is not None else -1
         transcript = JudgeTranscript(
-            criterion_index=index, criterion_type=spec.type, description=spec.description, model=model, system=system
+            criterion_index=services.index_of(spec),
+            criterion_type=spec.type,
+            description=spec.description,
+            model=model,
+            system=system,
         )
         exchange = JudgeExchange(transcript, scrub=scrub)
-        if services is None or services.agent_runner is None:
-            run = JudgeAgentRun(error="agent_judge can only grade inside a run (no judge agent here)")
-        else:
-            prompt, exchange.notes = _prompt(spec, ctx, reference)
-            transcript.prompt = prompt
-            request = JudgeAgentRequest(
-                spec=spec,
-                prompt=prompt,
-                system=system,
-                model=model,
-                max_turns=spec.max_turns,
-                timeout=spec.turn_timeout,
-                include_reference=reference,
-            )
-            run = services.agent_runner(request)
-        return self._score(spec, ctx, exchange, run)
+        prompt, exchange.notes = _prompt(spec, ctx, reference)
+        transcript.prompt = prompt
+        request = JudgeAgentRequest(
+            spec=spec,
+            prompt=prompt,
+            system=system,
+            model=model,
+            max_turns=spec.max_turns,
+            timeout=spec.turn_timeout,
+            include_reference=reference,
+        )
+        return self._score(spec, ctx, exchange, services.agent_runner(request))
 
     def _score(
         self, spec: AgentJudgeCriterion, ctx: CheckContext, exchange: JudgeExchange, run: JudgeAgentRun

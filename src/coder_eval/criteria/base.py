@@ -77,6 +77,8 @@ class CheckContext:
     """Set by the engine for a unit's grading: processes ended and the reference shown per criterion."""
     commands_run: int = 0
     """Commands this context ran in the sandbox (the engine ends their leftovers after the criterion)."""
+    files_before: frozenset[str] | None = None
+    """Workspace-relative files present when the agent started (None: not listed; see `created_files`)."""
 
     def reference_scrubber(self) -> ReferenceScrubber:
         if self.scrubber is None:

@@ -171,3 +171,14 @@ def search(pattern: str, text: str, flags: int = 0) -> bool:
 def compile_check(pattern: str) -> Any:
     """Compile with the same engine `search` uses (raises regex.error)."""
     return regex.compile(pattern, regex.VERSION0)
+
+
+def count_matches(pattern: str, text: str, flags: int = 0) -> int:
+    """Non-overlapping matches of `pattern` in `text`; UnreadableFileError past the time limit."""
+    try:
+        return sum(1 for _ in regex.finditer(pattern, text, flags | regex.VERSION0, timeout=REGEX_TIMEOUT_SECONDS))
+    except TimeoutError as exc:
+        raise UnreadableFileError(
+            f"the pattern {pattern[:80]!r} ran longer than {REGEX_TIMEOUT_SECONDS:g}s (catastrophic backtracking?); "
+            "it scores 0"
+        ) from exc

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from coder_eval.common.reference_scrub import ReferenceScrubber
 from coder_eval.criteria.base import CheckContext, Criterion
+from coder_eval.errors import CriterionUnavailableError
 from coder_eval.judges.prompt import judge_context, truncate
 from coder_eval.judges.services import Endpoint
 from coder_eval.judges.transcript import JudgeTranscript, write_transcript
@@ -36,6 +37,12 @@ class JudgeExchange:
     """True when the judge could not run here at all (no credential, no extra, no script entry)."""
     notes: list[str] = field(default_factory=list)
     scrub: ReferenceScrubber | None = None
+
+
+NO_JUDGE_HERE = (
+    "judges grade only inside a run, where the unit has a model route; a re-grade (evaluate) has none, so this "
+    "criterion keeps no verdict (the earlier record keeps the run's)"
+)
 
 
 def ask_judge(
@@ -62,8 +69,7 @@ def ask_judge(
     )
     exchange = JudgeExchange(transcript, scrub=scrub)
     if services is None:
-        exchange.error, exchange.unavailable = "judges can only grade inside a run (no model route here)", True
-        return exchange
+        raise CriterionUnavailableError(NO_JUDGE_HERE)
     context, exchange.notes = judge_context(
         spec,
         root=ctx.root,

@@ -36,6 +36,8 @@ def checker(
     judges: JudgeServices | None,
     inner: dict[str, str] | None = None,
     guard: GradingGuard | None = None,
+    *,
+    files_before: frozenset[str] | None = None,
 ) -> CheckContext:
     return CheckContext(
         root=sandbox.workspace,
@@ -50,6 +52,7 @@ def checker(
         scrubber=guard.scrubber if guard is not None else None,
         grading=guard,
         deadline=sandbox.deadline,
+        files_before=files_before,
     )
 
 
@@ -95,7 +98,9 @@ def _grade_shared(
     guard: GradingGuard,
 ) -> None:
     definition = state.unit.task.definition
-    ctx = checker(sandbox, state.unit, reference, state.phase.turns, state.judges, inner, guard)
+    ctx = checker(
+        sandbox, state.unit, reference, state.phase.turns, state.judges, inner, guard, files_before=state.files_before
+    )
     pre_run_failed = state.status is FinalStatus.ERROR and not state.phase.turns
     if state.phase.outcome != "ok" or state.status is not None:
         if not pre_run_failed:

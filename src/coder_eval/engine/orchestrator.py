@@ -21,6 +21,7 @@ from coder_eval.agents.renderers import compose, log_writer
 from coder_eval.criteria.grading import Grade, grade
 from coder_eval.engine.agent_phase import AgentPhase, RetryPolicy
 from coder_eval.engine.conversation import drive_agent
+from coder_eval.engine.files_before import list_before
 from coder_eval.engine.finalize import build_result
 from coder_eval.engine.gateway_spec import GatewaySpec
 from coder_eval.engine.grading_phase import checker, grade_unit
@@ -93,6 +94,8 @@ class UnitState:
     early_stop: EarlyStopInfo | None = None
     simulation: dict[str, Any] | None = None
     network: NetworkRecord | None = None
+    files_before: frozenset[str] | None = None
+    """The workspace's files when the agent started, for criteria on the files it created."""
 
     def timed_out(self, during: str) -> bool:
         """Mark the unit TIMEOUT when its deadline has passed (True), naming the phase it hit."""
@@ -229,6 +232,8 @@ async def _pre_and_agent(state: UnitState, sandbox: Sandbox, options: RunOptions
     if failure is not None:
         state.fail(FinalStatus.ERROR, failure)
         return
+    if any(c.needs_files_before for c in state.unit.task.definition.success_criteria):
+        state.files_before = await asyncio.to_thread(list_before, sandbox.workspace, state.env_info, state.log)
     sandbox.network_phase("agent")
     try:
         async with asyncio.timeout(state.deadline.remaining()):
@@ -260,7 +265,7 @@ def _has_pre_run(unit: RunUnit) -> bool:
 def _grade_now(state: UnitState, sandbox: Sandbox) -> Grade:
     """Grade the sandbox as it is now (dialog mode checks criteria between exchanges)."""
     reference = state.judges.reference_dir if state.judges is not None else None
-    ctx = checker(sandbox, state.unit, reference, state.phase.turns, state.judges)
+    ctx = checker(sandbox, state.unit, reference, state.phase.turns, state.judges, files_before=state.files_before)
     return grade(list(state.unit.task.definition.success_criteria), ctx)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from coder_eval.criteria.base import CheckContext
 from coder_eval.criteria.grading import Grade, grade
+from coder_eval.engine.files_before import recorded_before
 from coder_eval.engine.hooks import run_post, scrub_command
 from coder_eval.engine.recorded_task import RegradeError, task_from_record
 from coder_eval.engine.reference import ReferenceTamperedError
@@ -130,6 +131,7 @@ def graded_workspace(
                 cli_log=_recorded_cli_log(out_dir),
                 scrubber=guard.scrubber,
                 grading=guard,
+                files_before=recorded_before(prior.environment_info),
             )
             outcome = grade(list(task.definition.success_criteria), ctx)
             graded_in.check_reference()

@@ -1,6 +1,6 @@
 """Will the agent's permissions let it do what the criteria look for? Warnings for `plan` and `lint`.
 
-A criterion that counts shell commands (`cli_called`, `command_executed` on a shell tool) or a
+A criterion that counts shell commands (`cli_called`, `command_executed` or `tool_order` on a shell tool) or a
 skill call (`skill_triggered` expecting the skill) can only pass if the agent may run that tool.
 Each agent's permission layer decides that from `permission_mode`, `allowed_tools` and
 `disallowed_tools`; what each kind does by default is written down in docs/agents/. This module
@@ -33,6 +33,9 @@ def _needs(criterion: BaseCriterion) -> str | None:
         if wanted and (tool is None or CRITERION_TOOL_NAMES.get(str(tool)) == "shell" or str(tool) == "shell"):
             return "shell"
         return None
+    if kind == "tool_order":
+        tools = [str(getattr(getattr(criterion, part, None), "tool", "")) for part in ("first", "then")]
+        return "shell" if any(t == "shell" or CRITERION_TOOL_NAMES.get(t) == "shell" for t in tools) else None
     if kind == "skill_triggered":
         expected = str(getattr(criterion, "expected_skill", "")).strip()
         return "skill" if expected and expected == getattr(criterion, "skill_name", None) else None

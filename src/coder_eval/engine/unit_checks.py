@@ -75,10 +75,13 @@ def check_units(units: Iterable[RunUnit], choices: RunChoices, routes: RunRoutes
             out.add_problem(_p, Problem(_v + message, where, fix))
 
         # rows share the variant's plugins, and its template sources unless `${row.x}` made them differ
-        resolved_key = (path, unit.variant_id, repr(unit.task.definition.sandbox.template_sources))
+        sandbox = unit.task.definition.sandbox
+        resolved_key = (path, unit.variant_id, repr(sandbox.template_sources), repr(sandbox.docker))
         if resolved_key not in seen:
             seen.add(resolved_key)
             _resolved_problems(unit, problem)
+            for note in _rehearsal(unit, problem):
+                out.add_warning(path, variant + note)
             for p in routes.judge_problems(unit.task.definition) if routes is not None else []:
                 problem(p.message, p.field_path, p.hint)
             for warning in refusal_warnings(unit.task.definition.success_criteria, unit.agent):
@@ -117,6 +120,19 @@ def _resolved_problems(unit: RunUnit, problem: Report) -> None:
             problem(f"plugin path {plugin.path!r} is not a directory", where, "point it at the plugin root")
 
 
+def _rehearsal(unit: RunUnit, problem: Report) -> list[str]:
+    """A rehearsed docker task's replay plan: its refusals as problems, what it skips or stands in as notes."""
+    sandbox = unit.task.definition.sandbox
+    if sandbox.rehearsal is None or not sandbox.rehearsal.enabled or sandbox.docker is None:
+        return []
+    from coder_eval.sandbox.dockerfile_plan import plan_replay
+
+    plan = plan_replay(sandbox.docker, sandbox.rehearsal, unit.task.task_dir)
+    for p in plan.problems:
+        problem(f"rehearsal: {plan.dockerfile}, line {p.line}: {p.message}", "sandbox.docker", p.fix)
+    return [f"rehearsal: {note}" for note in plan.notes]
+
+
 def _speaks_to_a_model(kind_name: str) -> bool:
     try:
         kind = agent_kind(kind_name)
@@ -143,7 +159,10 @@ def _machine_problems(unit: RunUnit, routes: RunRoutes | None, problem: Report) 
     driver = unit.task.definition.sandbox.driver
     why = _driver_missing(driver)
     if why is not None:
-        problem(why, "sandbox.driver", "install it, or choose another driver with --driver")
+        fix = "install it, or choose another driver with --driver"
+        if driver == "docker":
+            fix += ", or rehearse the task without a daemon (--rehearse)"
+        problem(why, "sandbox.driver", fix)
 
 
 @cache

@@ -199,8 +199,30 @@ def _grader_task(d: TaskDefinition) -> tuple[dict[str, Any], list[str]]:
     return doc, dropped
 
 
+def _verifier(d: TaskDefinition, workdir: str, not_exported: list[str]) -> tuple[dict[str, TomlValue], list[str]]:
+    """The [verifier] table and the top-level artifacts: a verifier of its own, handed the workspace.
+
+    Harbor's lint asks for a separate verifier (a fresh copy of the environment, so nothing the agent
+    left running or changed outside the workspace can sway the grade); the workspace reaches it as
+    an artifact, emptied and re-made at its path. A task that keeps the agent's services alive for
+    grading needs the shared environment, and says so.
+    """
+    timeouts = [getattr(c, "timeout", 30.0) for c in d.success_criteria]
+    verifier: dict[str, TomlValue] = {"timeout_sec": float(max(120.0, 60.0 + sum(timeouts)))}
+    if d.sandbox.keep_services:
+        verifier["environment_mode"] = "shared"
+        not_exported.append(
+            "keep_services: the verifier shares the agent's environment, so the services stay up "
+            "(harbor lint reports shared-verifier for it)"
+        )
+        return verifier, []
+    verifier["environment_mode"] = "separate"
+    return verifier, [workdir]
+
+
 def _toml(unit: RunUnit, not_exported: list[str]) -> str:
     d = unit.task.definition
+    verifier, artifacts = _verifier(d, _workdir(d), not_exported)
     network = export_network(d, not_exported)
     limits = d.sandbox.limits
     metadata: dict[str, TomlValue] = {
@@ -223,15 +245,17 @@ def _toml(unit: RunUnit, not_exported: list[str]) -> str:
     if limits.max_memory_mb is not None:
         environment["memory_mb"] = limits.max_memory_mb
     environment.update(network)
-    timeouts = [getattr(c, "timeout", 30.0) for c in d.success_criteria]
+    top: dict[str, TomlValue] = {"version": "1.0"}
+    if artifacts:
+        top["artifacts"] = artifacts
     return dumps(
         {
             "metadata": metadata,
-            "verifier": {"timeout_sec": float(max(120.0, 60.0 + sum(timeouts)))},
+            "verifier": verifier,
             "agent": {"timeout_sec": float(d.run_limits.task_timeout or DEFAULT_TIMEOUT)},
             "environment": environment,
         },
-        top={"version": "1.0"},
+        top=top,
     )
 
 

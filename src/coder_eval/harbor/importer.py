@@ -211,8 +211,10 @@ def _sandbox(conv: Conversion, source: Path) -> dict[str, Any]:
         raise TaskConfigError.single(
             source / "task.toml", str(exc), "environment.network_mode", "use public, no-network or allowlist"
         ) from None
-    # Harbor's environment stays up from the agent to the verifier: what the agent started still serves
-    sandbox: dict[str, Any] = {"driver": "docker", "docker": docker, **network, "keep_services": True}
+    # Harbor's environment stays up from the agent to a shared verifier: what the agent started still
+    # serves; a separate verifier starts from a fresh environment, with none of the agent's processes
+    keep = not conv.separate_verifier()
+    sandbox: dict[str, Any] = {"driver": "docker", "docker": docker, **network, "keep_services": keep}
     limits = conv.limits()
     if limits:
         sandbox["limits"] = limits

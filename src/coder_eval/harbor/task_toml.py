@@ -22,7 +22,7 @@ HANDLED: dict[str, frozenset[str]] = {
     "metadata": frozenset({"tags", "keywords", "difficulty", "category", "task_id", "description"}),
     "task": frozenset({"name", "description"}),
     "agent": frozenset({"timeout_sec", "network_mode", "allowed_hosts"}),
-    "verifier": frozenset({"timeout_sec", "env", "network_mode"}),
+    "verifier": frozenset({"timeout_sec", "env", "network_mode", "environment_mode"}),
     "environment": frozenset(
         {
             "docker_image",
@@ -44,6 +44,10 @@ HANDLED: dict[str, frozenset[str]] = {
     "multi_step_reward_strategy": frozenset(),
 }
 INFORMATIONAL: frozenset[str] = frozenset({"version", "schema_version"})
+SEPARATE_NOTE = (
+    "[verifier] environment_mode separate: the verifier runs in the agent's sandbox once every process the "
+    "agent left is ended (not in a fresh copy of the environment holding only the artifacts)"
+)
 
 
 def size_mb(value: Any) -> int | None:
@@ -72,7 +76,7 @@ class Conversion:
     def unhandled(self) -> None:
         """List every section and key this importer does not read."""
         for key, value in self.config.items():
-            if key in INFORMATIONAL:
+            if key in INFORMATIONAL or key == "artifacts":  # artifacts: said by separate_verifier
                 continue
             known = HANDLED.get(key)
             if known is None:
@@ -86,6 +90,17 @@ class Conversion:
         extra_meta = sorted(set(self.section("metadata")) - HANDLED["metadata"])
         if extra_meta:
             self.losses.append(f"[metadata] {', '.join(extra_meta)}: informational, not kept")
+
+    def separate_verifier(self) -> bool:
+        """Whether Harbor gives the verifier an environment of its own (the agent's services gone)."""
+        verifier = self.section("verifier")
+        mode = verifier.get("environment_mode")
+        separate = mode == "separate" or (mode is None and isinstance(verifier.get("environment"), dict))
+        if separate:
+            self.losses.append(SEPARATE_NOTE)
+        if "artifacts" in self.config:
+            self.losses.append("artifacts: not collected (the verifier grades the workspace itself)")
+        return separate
 
     def env_table(self, section: str) -> dict[str, str]:
         """`[section] env` as literal variables; values Harbor fills from the host are listed as losses."""

@@ -37,6 +37,8 @@ class DynamicOptions:
     max_parallel: int = 4
     agent_oracle: bool = False
     keep_dir: Path | None = None
+    sets: tuple[str, ...] = ()
+    """`-D` overrides every lint run resolves its tasks under (`--rehearse` sets sandbox.rehearsal)."""
 
 
 def calls_a_model(criterion: BaseCriterion) -> bool:
@@ -70,10 +72,11 @@ def _run_none(
     problems: list[TaskConfigError],
     *,
     oracle: bool = False,
+    sets: tuple[str, ...] = (),
 ) -> dict[str, EvaluationResult]:
     if not tasks:
         return {}
-    plan = plan_units(tasks, PlanInputs(agent_type="none"))
+    plan = plan_units(tasks, PlanInputs(sets=sets, agent_type="none"))
     problems.extend(plan.errors)
     first = plan.experiment.variants[0].variant_id
     units = [replace(u, oracle=oracle) for u in plan.units if u.replicate_index == 0 and u.variant_id == first]
@@ -83,7 +86,7 @@ def _run_none(
 
 
 def _run_agent_oracle(
-    files: list[Path], run_dir: Path, max_parallel: int, problems: list[TaskConfigError]
+    files: list[Path], run_dir: Path, max_parallel: int, problems: list[TaskConfigError], sets: tuple[str, ...]
 ) -> dict[str, EvaluationResult]:
     if not files:
         return {}
@@ -97,6 +100,7 @@ def _run_agent_oracle(
         oracle=True,
         repeats=1,
         preservation=PreservationMode.NONE,
+        sets=sets,
     )
     outcome = run_pipeline(request)
     problems.extend(outcome.load_errors)
@@ -189,14 +193,17 @@ def dynamic_findings(tasks: list[LoadedTask], options: DynamicOptions) -> list[F
     with tempfile.TemporaryDirectory(prefix="coder-eval-lint-") as tmp:
         base = options.keep_dir or Path(tmp)
         agentless = [t for t in runnable.values() if t.definition.agent_type != "none"]
-        none_results = _run_none(agentless, base / "no-agent", options.max_parallel, problems)
+        none_results = _run_none(agentless, base / "no-agent", options.max_parallel, problems, sets=options.sets)
         with_ref = [t for t in runnable.values() if t.definition.reference is not None]
         if options.agent_oracle:
             files = sorted({t.source_file for t in with_ref if t.definition.agent_type != "none"})
-            oracle_results = _run_agent_oracle(files, base / "agent-oracle", options.max_parallel, problems)
+            where = base / "agent-oracle"
+            oracle_results = _run_agent_oracle(files, where, options.max_parallel, problems, options.sets)
         else:
             oracle = [_with_reference(t) for t in with_ref]
-            oracle_results = _run_none(oracle, base / "oracle", options.max_parallel, problems, oracle=True)
+            oracle_results = _run_none(
+                oracle, base / "oracle", options.max_parallel, problems, oracle=True, sets=options.sets
+            )
     found = [
         finding("CE203", file=str(p.file), line=1, task_id="-", message=f"the lint run could not plan it: {p.render()}")
         for p in problems

@@ -41,6 +41,12 @@ from coder_eval.models.criteria_judges import (
     SystemOneJudgeCriterion,
     UipathEvalCriterion,
 )
+from coder_eval.models.criteria_trajectory import (
+    FileCreatedCriterion,
+    OutputMatchesCriterion,
+    ToolCallMatch,
+    ToolOrderCriterion,
+)
 from coder_eval.models.registry import Registry
 
 BUILTIN_CRITERIA: tuple[type[BaseCriterion], ...] = (
@@ -56,6 +62,9 @@ BUILTIN_CRITERIA: tuple[type[BaseCriterion], ...] = (
     CommandsEfficiencyCriterion,
     ClassificationMatchCriterion,
     SkillTriggeredCriterion,
+    OutputMatchesCriterion,
+    ToolOrderCriterion,
+    FileCreatedCriterion,
     ReferenceComparisonCriterion,
     LlmJudgeCriterion,
     AgentJudgeCriterion,
@@ -154,6 +163,7 @@ __all__ = [
     "CommandsEfficiencyCriterion",
     "FileCheckCriterion",
     "FileContainsCriterion",
+    "FileCreatedCriterion",
     "FileExistsCriterion",
     "FileMatchesRegexCriterion",
     "FlagPredicate",
@@ -163,6 +173,7 @@ __all__ = [
     "LiveCriterion",
     "LiveSuccessCriterion",
     "LlmJudgeCriterion",
+    "OutputMatchesCriterion",
     "ReferenceComparisonCriterion",
     "RegexCheck",
     "RunCommandCriterion",
@@ -170,6 +181,8 @@ __all__ = [
     "StopEarlyPolicy",
     "SuccessCriterion",
     "SystemOneJudgeCriterion",
+    "ToolCallMatch",
+    "ToolOrderCriterion",
     "UipathEvalCriterion",
     "criterion_models",
     "criterion_spec",

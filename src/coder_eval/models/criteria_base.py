@@ -62,6 +62,12 @@ class BaseCriterion(StrictModel):
         return getattr(self, "enabled", True) is False
 
     @property
+    def needs_files_before(self) -> bool:
+        """True when grading compares the workspace with the files it held before the agent started
+        (the engine then lists them, see `CheckContext.files_before`)."""
+        return False
+
+    @property
     def runs_after_failure(self) -> bool:
         """True when the criterion also runs on the diagnostic path after an agent crash or timeout."""
         return self.reads_files_only

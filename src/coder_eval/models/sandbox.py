@@ -233,6 +233,24 @@ class DockerConfig(StrictModel):
         return self
 
 
+class Rehearsal(StrictModel):
+    """Running a docker task without a daemon: its Dockerfile replayed under bubblewrap on the host's system."""
+
+    enabled: bool = Field(
+        True,
+        description="Replay the task's Dockerfile (or stand the host's system in for its image) under bubblewrap "
+        "instead of docker: the workspace at the image's working directory, ENV, WORKDIR, COPY/ADD of local "
+        "files and RUN steps without the network. Steps that need the network are refused.",
+    )
+    assume_done: list[str] = Field(
+        default_factory=list,
+        description="Shell-style patterns (fnmatch) over each simple command of a RUN step (or the whole step): "
+        "matching commands are skipped as already done on the host, e.g. 'apt-get *' when the host has the "
+        "packages. Every skipped command is listed.",
+        json_schema_extra={"merge": "append"},
+    )
+
+
 def _check_ignore_pattern(raw: str) -> str:
     value = raw.strip()
     if not value or value == "!":
@@ -297,6 +315,11 @@ class SandboxConfig(StrictModel):
         description="Let template_dir, mock_path_dirs and extra_mounts name host paths outside the task directory.",
     )
     docker: DockerConfig | None = Field(None, description="Settings for driver: docker.")
+    rehearsal: Rehearsal | None = Field(
+        None,
+        description="Rehearse a docker task without a daemon (coder-eval run --rehearse): the docker settings are "
+        "replayed under bubblewrap. Setting it moves driver docker (or auto) to bubblewrap.",
+    )
     keep_services: bool = Field(
         False,
         description="Leave the processes the agent (or the oracle) left running alive into grading, for a "
@@ -352,4 +375,15 @@ class SandboxConfig(StrictModel):
                 "container off every docker network (leave docker.network unset or 'none'); 'host' keeps the one "
                 "docker.network names"
             )
+        return self._rehearsed()
+
+    def _rehearsed(self) -> SandboxConfig:
+        if self.rehearsal is None or not self.rehearsal.enabled or self.driver == "bubblewrap":
+            return self
+        if self.driver not in ("docker", "auto"):
+            raise ValueError(
+                f"sandbox.rehearsal replays docker settings under bubblewrap; driver {self.driver} cannot rehearse "
+                "(drop --driver, or drop --rehearse)"
+            )
+        self.driver = "bubblewrap"
         return self

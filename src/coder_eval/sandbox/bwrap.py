@@ -30,10 +30,10 @@ from coder_eval.common.process import OUTPUT_CAP_BYTES, ExecResult
 from coder_eval.sandbox.bwrap_mounts import parent_dirs, python_dirs, read_only_root, system_mounts, under_system
 from coder_eval.sandbox.bwrap_procs import children, descendants, in_namespace, reap_init, reap_namespace_zombies
 from coder_eval.sandbox.bwrap_userns import read_info, set_up_flags, userns_for
-from coder_eval.sandbox.drivers import PreservationMode, SandboxRequest, register_driver
+from coder_eval.sandbox.drivers import SandboxRequest
 from coder_eval.sandbox.environment import Command, Launch
 from coder_eval.sandbox.isolated import SHARE_INNER, SOCKET_INNER, SOCKETS_INNER, IsolatedEnvironment
-from coder_eval.sandbox.tempdir import Finisher, HostEnvironment, TempdirDriver
+from coder_eval.sandbox.tempdir import Finisher, HostEnvironment
 from coder_eval.sandbox.templates import SetupError
 from coder_eval.sandbox.unit_limits import UnitLimits
 from coder_eval.sandbox.unit_user import unit_user
@@ -167,7 +167,11 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         flags = ["--unshare-all", "--die-with-parent", "--new-session"]
         if net:
             flags.append("--share-net")
-        return [self._binary, *flags, *self._mounts(extra_rw), "--chdir", str(cwd or self.workspace)]
+        return [self._binary, *flags, *self._mounts(extra_rw), "--chdir", self._inner_cwd(cwd or self.workspace)]
+
+    def _inner_cwd(self, cwd: Path) -> str:
+        """Where a command that starts in `cwd` (a host path) starts inside: the same path here."""
+        return str(cwd)
 
     def start_holder(self) -> subprocess.Popen[bytes]:
         # bwrap's own init is PID 1 (it reaps orphans); the holder is a shell waiting for its stdin
@@ -256,7 +260,7 @@ class BubblewrapEnvironment(IsolatedEnvironment):
         if self.limits.disk:  # the largest file any process may write (dash counts 512-byte blocks)
             script = f"ulimit -f {self.limits.disk * 2048} && {script}"
         enter = self.userns.enter_argv(own_net=self.isolated_net)
-        return [*enter, *loader_prefix(loader), inside_tool("sh"), "-c", script, str(cwd)]
+        return [*enter, *loader_prefix(loader), inside_tool("sh"), "-c", script, self._inner_cwd(cwd)]
 
     def exec(self, command: Command, *, timeout: float, output_limit: int = OUTPUT_CAP_BYTES) -> ExecResult:
         cwd = self.workspace if command.cwd is None else self.host_path(command.cwd)
@@ -329,28 +333,6 @@ class BubblewrapEnvironment(IsolatedEnvironment):
             pid, self._inner_pid = self._inner_pid, 0
             reap_init(pid)
         reap_namespace_zombies()
-
-
-@register_driver("bubblewrap")
-class BubblewrapDriver(TempdirDriver):
-    """Namespaces per unit with bubblewrap: no daemon, no root needed where user namespaces are allowed."""
-
-    name = "bubblewrap"
-    default_preservation = PreservationMode.MOVE_ON_WRITE
-
-    def create(self, request: SandboxRequest) -> BubblewrapEnvironment:
-        if not bwrap_works():
-            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
-        workspace = self.new_workspace(request)
-        return BubblewrapEnvironment(workspace, request, Finisher(request.artifacts_dir, request.mode, request.notes))
-
-    def adopt(self, workspace: Path, request: SandboxRequest) -> BubblewrapEnvironment:
-        """Namespaces over an existing workspace (re-grading runs the agent's code: never on the host)."""
-        if not bwrap_works():
-            raise SetupError(f"bubblewrap cannot isolate units on this machine: {bwrap_diagnosis()}")
-        env = BubblewrapEnvironment(workspace.resolve(), request, None, existing=True)
-        env.seal()
-        return env
 
 
 def _uv_dir() -> list[str]:

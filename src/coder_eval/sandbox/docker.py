@@ -129,7 +129,10 @@ class DockerEnvironment(IsolatedEnvironment):
             argv += ["-v", f"{host}:{host}:{mode}"]
         if self.workdir is not None:  # the same workspace, also where the image expects its work
             argv += ["-v", f"{self.workspace}:{self.workdir}"]
-        return [*argv, "-w", self._inner_cwd(self.workspace), self.image, *self.holder_argv(self.python)]
+        # the holder is the container's first process whatever ENTRYPOINT the image declares (an image's own
+        # entrypoint script would otherwise receive the holder as its arguments, or run something else)
+        holder = self.holder_argv(self.python)
+        return [*argv, "-w", self._inner_cwd(self.workspace), "--entrypoint", holder[0], self.image, *holder[1:]]
 
     def limits_in_force(self) -> dict[str, str]:
         limits = self.config.limits

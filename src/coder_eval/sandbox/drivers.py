@@ -90,7 +90,7 @@ BUILTIN_DRIVERS = ("tempdir", "bubblewrap", "docker", "auto")
 
 def register_builtin_drivers() -> None:
     DRIVERS.add_lazy("tempdir", "coder_eval.sandbox.tempdir:TempdirDriver")
-    DRIVERS.add_lazy("bubblewrap", "coder_eval.sandbox.bwrap:BubblewrapDriver")
+    DRIVERS.add_lazy("bubblewrap", "coder_eval.sandbox.bwrap_driver:BubblewrapDriver")
     DRIVERS.add_lazy("docker", "coder_eval.sandbox.docker:DockerDriver")
     DRIVERS.add_lazy("auto", "coder_eval.sandbox.auto:AutoDriver")
     for name in BUILTIN_DRIVERS:

@@ -218,6 +218,8 @@ def _build(
         scratch=_store_dir(request.scratch) / "scratch",
         runs_agent=False,
         shared=(),
+        # a rehearsal's replayed image adds nothing a Python environment is built from (the host's Python)
+        config=request.config.model_copy(update={"rehearsal": None}),
     )
     create = getattr(driver, "resolved", lambda: driver)()
     env = create.create(builder)
@@ -316,6 +318,7 @@ def _store_dir(near: Path | None = None) -> Path:
                 atexit.register(remove_shared_envs)
             if near is not None:
                 near.mkdir(parents=True, exist_ok=True)
+                near = near.resolve()  # absolute: sandboxes mount it, from whatever directory they start in
             _store = Path(tempfile.mkdtemp(prefix="coder-eval-envs-", dir=near))
         return _store
 
