@@ -1,8 +1,9 @@
 """The board's flaky view and trajectory diff over real scripted runs, in the API and in Chromium.
 
 `10-answer`: three replicates of a task whose replicate 1 writes the wrong answer (a flip with
-evidence); `11-coin`: one unit whose grader tosses a coin on /dev/urandom, re-graded with
-`coder-eval flaky --regrade` until its grades disagree (a grader defect).
+evidence), in a one-arm experiment that down-weights it (a quarantine); `11-coin`: one unit whose
+grader tosses a coin on /dev/urandom, re-graded with `coder-eval flaky --regrade` until its
+grades disagree (a grader defect).
 """
 
 from __future__ import annotations
@@ -39,10 +40,11 @@ def flaky_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     top = tmp_path_factory.mktemp("flaky-board")
     shutil.copytree(CORPUS / "flaky", top / "flaky")
     root = top / "runs"
-    for name, task, repeats in (("10-answer", "answer.yaml", "3"), ("11-coin", "coin.yaml", "1")):
-        proc = coder_eval(
-            "run", f"flaky/{task}", "-b", "script", "--repeats", repeats, "-j", "3", "--run-dir", root / name, cwd=top
-        )
+    for name, args in (
+        ("10-answer", ["flaky/answer.yaml", "-e", "flaky/experiment.yaml", "--repeats", "3"]),
+        ("11-coin", ["flaky/coin.yaml"]),
+    ):
+        proc = coder_eval("run", *args, "-b", "script", "-j", "3", "--run-dir", root / name, cwd=top)
         assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     regrade_until_a_defect(root / "11-coin", top)
     return root
@@ -77,7 +79,7 @@ def test_the_flaky_page_lists_the_task_its_evidence_and_the_grader_defect(browse
     page.click("nav >> text=Flaky")
     page.wait_for_selector("#flaky-tasks .flaky-task")
     text = page.inner_text("#flaky-tasks")
-    assert "answer (default · claude-code · script)" in text and "stability 0.33" in text
+    assert "answer (only · claude-code · script)" in text and "stability 0.33" in text
     assert "right answer" in text and "missing: 'forty-two'" in text and "10-answer#1" in text
     defects = page.inner_text("#grader-defects")
     assert "coin toss" in defects and "recorded" in defects and "re-grade 1" in defects
@@ -85,7 +87,7 @@ def test_the_flaky_page_lists_the_task_its_evidence_and_the_grader_defect(browse
     screenshot(page, "flaky")
     page.click("#flaky-tasks a:has-text('10-answer#1') >> nth=0")
     page.wait_for_selector("#criteria")
-    assert "#/runs/10-answer/task/default/answer/01" in page.url
+    assert "#/runs/10-answer/task/only/answer/01" in page.url
     page.go_back()
     page.click("text=Compare a passing and a failing unit")
     page.wait_for_selector("#diff tbody tr")
@@ -96,4 +98,13 @@ def test_the_flaky_page_lists_the_task_its_evidence_and_the_grader_defect(browse
     assert page.locator("#diff tr.d-changed").count() == 1  # the same write, another answer
     assert "content:" in page.inner_text("#diff tr.diff-args")
     screenshot(page, "diff")
+    tab.close()
+
+
+def test_the_experiment_page_says_which_tasks_are_quarantined(browser: object, flaky_board: Server) -> None:
+    tab = Tab(browser, flaky_board.url)
+    page = tab.open("#/runs/10-answer/experiment", "#quarantine")
+    card = page.inner_text("#quarantine")
+    assert "answer counted at weight 0.5" in card and "replicate 1 writes the wrong answer" in card
+    assert "quarantined: weight 0.5" in page.inner_text("#exp-tasks")
     tab.close()
