@@ -19,7 +19,15 @@ from typing import Literal
 import numpy as np
 from scipy import stats  # type: ignore[import-untyped]
 
-from coder_eval.experiments.verdict import Evidence, Verdict, decide, replicate_variance, replicates_needed, sentence
+from coder_eval.experiments.verdict import (
+    Evidence,
+    SequentialEvidence,
+    Verdict,
+    decide,
+    replicate_variance,
+    replicates_needed,
+    sentence,
+)
 
 CONFIDENCE = 0.95
 BOOTSTRAP_SEED = 20240531
@@ -81,6 +89,8 @@ class PairedComparison:
     """Fewest measured replicates of any compared task in either arm."""
     replicate_variance: float | None = None
     """Pooled variance of replicate scores within a (task, arm); None with one replicate each."""
+    sequential: SequentialEvidence | None = None
+    """An adaptive run's run-level e-values (experiments/sequential.py); the verdict then needs them too."""
 
     @property
     def n(self) -> int:
@@ -112,6 +122,7 @@ class PairedComparison:
             confidence=self.confidence,
             b_better=self.b_better,
             a_better=self.a_better,
+            sequential=self.sequential,
         )
 
     @property
@@ -177,11 +188,15 @@ def paired_comparison(
     unmeasured_rows: int = 0,
     confidence: float = CONFIDENCE,
     seed: int = BOOTSTRAP_SEED,
+    sequential: SequentialEvidence | None = None,
+    side_tests: bool = True,
 ) -> PairedComparison:
     """Compare arm B with arm A task by task (task → measured replicate scores for each arm).
 
     Each task contributes one difference: mean(B replicates) − mean(A replicates). Tasks either
-    arm did not measure are excluded and counted in `tasks_excluded`.
+    arm did not measure are excluded and counted in `tasks_excluded`. `side_tests=False` leaves
+    out the Wilcoxon and Welch tests, which the verdict does not read (adaptive replicates compare
+    after every round, and Wilcoxon's exact test with ties is slow).
     """
     tasks = tuple(sorted(t for t in set(scores_a) | set(scores_b) if scores_a.get(t) and scores_b.get(t)))
     excluded = len({t for t in set(scores_a) | set(scores_b)} - set(tasks))
@@ -197,8 +212,8 @@ def paired_comparison(
         mean_difference=interval.mean if interval else None,
         interval=interval,
         t_pvalue=paired_t_pvalue(mean_a, mean_b),
-        wilcoxon_pvalue=wilcoxon_pvalue(diffs),
-        welch_pvalue=welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)),
+        wilcoxon_pvalue=wilcoxon_pvalue(diffs) if side_tests else None,
+        welch_pvalue=welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)) if side_tests else None,
         b_better=int(np.sum(diffs > TIE_TOLERANCE)),
         a_better=int(np.sum(diffs < -TIE_TOLERANCE)),
         ties=int(np.sum(np.abs(diffs) <= TIE_TOLERANCE)),
@@ -207,6 +222,7 @@ def paired_comparison(
         confidence=confidence,
         min_replicates=min((min(len(scores_a[t]), len(scores_b[t])) for t in tasks), default=0),
         replicate_variance=replicate_variance([scores_a, scores_b], tasks),
+        sequential=sequential,
     )
 
 
