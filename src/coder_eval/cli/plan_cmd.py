@@ -43,7 +43,12 @@ def plan(
     executor: Annotated[
         str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
     ] = "local",
-    repeats: Annotated[int | None, typer.Option("--repeats", min=1, help="As for run.")] = None,
+    repeats: Annotated[
+        str | None, typer.Option("--repeats", help="As for run (N or auto: the plan then shows the fixed design).")
+    ] = None,
+    max_repeats: Annotated[int | None, typer.Option("--max-repeats", min=2, max=1000, help="As for run.")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", min=0.5, max=0.999, help="As for run.")] = None,
+    effect_size: Annotated[float | None, typer.Option("--effect-size", min=0.01, max=0.99, help="As for run.")] = None,
     estimate: Annotated[
         bool,
         typer.Option("--estimate", help="Also forecast the run's cost per arm from earlier runs or --per-turn-tokens."),
@@ -77,7 +82,19 @@ def plan(
     chosen = resolve_backend(backend)
     check_backend_flags(chosen, cassettes)
     per_turn = _per_turn(per_turn_tokens, estimate)
-    inputs = PlanInputs(experiment, tuple(sets or ()), model, driver, agent_type, repeats)
+    from coder_eval.cli.run_cmd import parse_repeats
+
+    inputs = PlanInputs(
+        experiment,
+        tuple(sets or ()),
+        model,
+        driver,
+        agent_type,
+        parse_repeats(repeats),
+        max_repeats,
+        confidence,
+        effect_size,
+    )
     with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
         from coder_eval.engine.validation import plan as run_plan
 
@@ -127,6 +144,13 @@ def _show_resolution(report: PlanReport) -> None:
     if plan is None:
         return
     typer.echo(f"experiment {plan.experiment.experiment_id}: {len(plan.experiment.variants)} variant(s)")
+    if plan.adaptive is not None:
+        a = plan.adaptive
+        typer.echo(
+            f"  adaptive replicates: a first round of {a.min_repeats} per task and arm, then one more at a time "
+            f"while they can change the verdict, up to {a.max_repeats} (confidence {a.confidence:g}, effect size "
+            f"{a.effect_size:g}); at most {len(plan.units)} units, the fixed design"
+        )
     shown: set[tuple[str, object]] = set()
     for unit in plan.units:
         key = (unit.variant_id, unit.task.source_file)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from coder_eval.experiments.passk import TaskTrials, k_values, task_trials
 from coder_eval.experiments.stats import (
+    CONFIDENCE,
     MeanEstimate,
     PairedComparison,
     RateEstimate,
@@ -14,6 +15,7 @@ from coder_eval.experiments.stats import (
     paired_comparison,
     wilson_interval,
 )
+from coder_eval.experiments.stopping import AdaptiveSettings, TaskReplicates, sequential_evidence
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
 from coder_eval.models.results import EvaluationResult
 
@@ -72,15 +74,41 @@ def compare_two_arms(result: ExperimentResult) -> PairedComparison | None:
 
 
 def compare_arms(result: ExperimentResult, variant_a: str, variant_b: str) -> PairedComparison:
-    """B − A per task over tasks both measured; unmeasured replicates of either arm are counted."""
+    """B − A per task over tasks both measured; unmeasured replicates of either arm are counted.
+
+    For a run with adaptive replicates of these two arms the comparison is made at the run's
+    confidence and carries the sequential test, which its verdict then also needs."""
     unmeasured = sum(t.unmeasured_count(v) for t in result.task_summaries for v in (variant_a, variant_b))
+    adaptive = result.adaptive
+    confidence, sequential = CONFIDENCE, None
+    if adaptive is not None and adaptive.arms == [variant_a, variant_b]:
+        settings = AdaptiveSettings(
+            max_repeats=adaptive.max_repeats,
+            min_repeats=adaptive.min_repeats,
+            confidence=adaptive.confidence,
+            effect_size=adaptive.effect_size,
+        )
+        _, sequential = sequential_evidence(adaptive_replicates(result, variant_a, variant_b), settings)
+        confidence = adaptive.confidence
     return paired_comparison(
         result.per_replicate_scores.get(variant_a, {}),
         result.per_replicate_scores.get(variant_b, {}),
         label_a=variant_a,
         label_b=variant_b,
         unmeasured_rows=unmeasured,
+        confidence=confidence,
+        sequential=sequential,
     )
+
+
+def adaptive_replicates(result: ExperimentResult, variant_a: str, variant_b: str) -> list[TaskReplicates]:
+    """Every task's replicates of two arms by replicate index, as the adaptive rounds saw them."""
+    out = []
+    for summary in result.task_summaries:
+        a = {r.replicate_index: r.weighted_score for r in summary.variant_results if r.variant_id == variant_a}
+        b = {r.replicate_index: r.weighted_score for r in summary.variant_results if r.variant_id == variant_b}
+        out.append(TaskReplicates(summary.task_id, a, b))
+    return out
 
 
 @dataclass(frozen=True)

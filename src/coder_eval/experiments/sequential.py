@@ -49,7 +49,7 @@ EDGE = 1e-9
 
 def threshold(confidence: float) -> float:
     """The wealth at which one direction rejects: 2/α, α = 1 − confidence."""
-    return 2.0 / (1.0 - confidence)
+    return round(2.0 / (1.0 - confidence), 9)  # 40, not 39.99999999999996
 
 
 def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:

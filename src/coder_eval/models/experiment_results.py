@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field, computed_field
 
+from coder_eval.models.adaptive import AdaptiveRecord
 from coder_eval.models.base import RecordModel
 from coder_eval.models.run import nothing_was_measured
 from coder_eval.models.status import FinalStatus
@@ -132,4 +133,9 @@ class ExperimentResult(RecordModel):
     per_replicate_scores: dict[str, dict[str, list[float]]] = Field(
         default_factory=dict,
         description="Variant id -> task id -> measured scores in replicate order (for statistics).",
+    )
+    adaptive: AdaptiveRecord | None = Field(
+        None,
+        description="For a run with adaptive replicates: the stopping rule of every task and the units spent "
+        "against the fixed design (the verdict then also needs the sequential test).",
     )

@@ -24,9 +24,10 @@ from coder_eval.experiments.analysis import (
 from coder_eval.experiments.passk import TaskTrials, k_values
 from coder_eval.experiments.ranking import RANKING_HEADERS, Ranking, rank_arms, ranking_rows
 from coder_eval.experiments.stats import MeanEstimate, PairedComparison, bootstrap_mean
+from coder_eval.models.adaptive import AdaptiveRecord
 from coder_eval.models.experiment_results import ExperimentResult, VariantAggregate
 from coder_eval.models.results import EvaluationResult
-from coder_eval.reports import passk_tables
+from coder_eval.reports import adaptive_tables, passk_tables
 from coder_eval.reports.experiment_markdown import (
     best_label,
     comparison_rows,
@@ -221,6 +222,7 @@ def render_experiment_html(result: ExperimentResult, *, links: Links = ()) -> st
         _variant_table(result),
         _pass_k({v: arm_trials(result, v) for v in result.variant_ids}),
         _comparison(compare_two_arms(result)),
+        _adaptive(result.adaptive),
         _ranking(rank_arms(result)),
         "<h2>Tasks</h2>",
         _task_table(result),
@@ -270,6 +272,15 @@ def _pass_k(trials_by_arm: Mapping[str, Sequence[TaskTrials]], *, single: bool =
         f"<h2>pass@k and pass^k</h2>{arms}<p>Per task, at k = {k}:</p>{tasks}{more}"
         f'<p class="note">{escape(passk_tables.pass_k_note())}</p>'
     )
+
+
+def _adaptive(record: AdaptiveRecord | None) -> str:
+    if record is None:
+        return ""
+    summary = _table(("Measure", "Value"), adaptive_tables.summary_rows(record))
+    tasks = _table(adaptive_tables.TASK_HEADERS, adaptive_tables.task_rows(record), frozenset({1, 2, 3, 6}))
+    note = f'<p class="note">{escape(adaptive_tables.method_note(record))}</p>'
+    return f"<h2>Adaptive replicates</h2>{summary}{tasks}{note}"
 
 
 def _comparison(comparison: PairedComparison | None) -> str:
