@@ -45,6 +45,8 @@ PRIOR_VARIANCE = 0.25
 GRID_STEP = 0.005
 """Resolution of the confidence sequence's ends (in score units)."""
 EDGE = 1e-9
+REFINE = 64
+"""Each end of a confidence sequence is narrowed to GRID_STEP / 64 after the grid search."""
 
 
 def threshold(confidence: float) -> float:
@@ -100,9 +102,18 @@ class TaskSequence:
     low: float
     high: float
     """The confidence sequence for the task's mean difference (−1 and 1 before any data)."""
+    bar: float = 40.0
 
     def excludes_zero(self) -> bool:
-        return self.low > 0 or self.high < 0
+        """Whether zero is rejected: one bettor's wealth at m = 0 reached the bar."""
+        return self.e_up >= self.bar or self.e_down >= self.bar
+
+    @property
+    def side(self) -> str | None:
+        """`B` or `A` when zero is rejected in that arm's favour, else None."""
+        if self.e_up >= self.bar:
+            return "B"
+        return "A" if self.e_down >= self.bar else None
 
     def within(self, effect_size: float) -> bool:
         """Whether the whole confidence sequence lies strictly inside (−δ, δ)."""
@@ -116,32 +127,54 @@ def task_sequence(differences: Sequence[float], *, confidence: float, effect_siz
     down = float(wealth(x, [0.0], up=False, effect_size=effect_size)[0])
     low, high = confidence_sequence(x, confidence=confidence, effect_size=effect_size)
     return TaskSequence(
-        n=int(x.size), mean=float(np.mean(x)) if x.size else None, e_up=up, e_down=down, low=low, high=high
+        n=int(x.size),
+        mean=float(np.mean(x)) if x.size else None,
+        e_up=up,
+        e_down=down,
+        low=low,
+        high=high,
+        bar=threshold(confidence),
     )
 
 
 def confidence_sequence(
     differences: Sequence[float] | np.ndarray, *, confidence: float, effect_size: float
 ) -> tuple[float, float]:
-    """The ends of the set of means m that neither bettor has rejected (its hull, on a fine grid).
+    """The ends of the set of means m that neither bettor has rejected (the hull of that set).
 
-    The hull can only be wider than the set itself, so it keeps the coverage guarantee."""
+    Found on a grid, then each end narrowed on a finer grid between the last rejected and the
+    first kept grid point; the value returned is a rejected one (or ±1), so the hull can only be
+    wider than the set itself and keeps the coverage guarantee."""
     x = _as_array(differences)
     if x.size == 0:
         return -1.0, 1.0
     steps = round(2 / GRID_STEP)
     grid = np.linspace(-1.0, 1.0, steps + 1)
-    bar = threshold(confidence)
-    kept = (wealth(x, grid, up=True, effect_size=effect_size) < bar) & (
-        wealth(x, grid, up=False, effect_size=effect_size) < bar
-    )
+    kept = _kept(x, grid, confidence, effect_size)
     if not np.any(kept):  # cannot happen for data in [-1, 1]; stay conservative if rounding says so
         mean = float(np.mean(x))
         return mean, mean
-    inside = grid[kept]
-    low = max(-1.0, float(inside[0]) - (GRID_STEP if inside[0] > -1 else 0.0))
-    high = min(1.0, float(inside[-1]) + (GRID_STEP if inside[-1] < 1 else 0.0))
+    first, last = int(np.argmax(kept)), int(len(kept) - 1 - np.argmax(kept[::-1]))
+    low = -1.0 if first == 0 else _boundary(x, float(grid[first - 1]), float(grid[first]), confidence, effect_size)
+    high = 1.0 if last == steps else _boundary(x, float(grid[last + 1]), float(grid[last]), confidence, effect_size)
     return low, high
+
+
+def _kept(x: np.ndarray, nulls: np.ndarray, confidence: float, effect_size: float) -> np.ndarray:
+    bar = threshold(confidence)
+    up = wealth(x, nulls, up=True, effect_size=effect_size)
+    down = wealth(x, nulls, up=False, effect_size=effect_size)
+    kept: np.ndarray = (up < bar) & (down < bar)
+    return kept
+
+
+def _boundary(x: np.ndarray, rejected: float, kept: float, confidence: float, effect_size: float) -> float:
+    """The kept null nearest `rejected` on a fine grid between the two, less one fine step: a
+    rejected (or boundary) value, so the end returned never narrows the set."""
+    fine = np.linspace(rejected, kept, REFINE + 1)
+    inside = _kept(x, fine, confidence, effect_size)
+    first = int(np.argmax(inside)) if np.any(inside) else REFINE
+    return float(fine[max(0, first - 1)])
 
 
 @dataclass(frozen=True)

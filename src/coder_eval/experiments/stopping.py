@@ -187,12 +187,11 @@ def review(
 
 def task_stop(task: TaskReplicates, sequence: TaskSequence, settings: AdaptiveSettings) -> Stop | None:
     """The per-task rule that stops this task now, if any."""
-    interval = f"{settings.confidence:.0%} confidence sequence [{sequence.low:+.2f}, {sequence.high:+.2f}]"
+    interval = f"{settings.confidence:.0%} confidence sequence [{sequence.low:+.3f}, {sequence.high:+.3f}]"
     if task.run >= settings.max_repeats:
         return Stop("max-repeats", f"{task.run} replicates per arm, the cap")
-    if sequence.excludes_zero():
-        side = "B" if sequence.low > 0 else "A"
-        return Stop("decided", f"{side} is better on this task: {interval}")
+    if sequence.side is not None:
+        return Stop("decided", f"{sequence.side} is better on this task: {interval}")
     if sequence.within(settings.effect_size):
         return Stop("negligible", f"{interval} lies inside ±{settings.effect_size:g}")
     return None
