@@ -50,15 +50,20 @@ def decision_class(outcome: str) -> str:
     return outcome if outcome in ("better", "worse") else "undecided"
 
 
-def run_trial(scenario: Scenario, settings: AdaptiveSettings, rng: np.random.Generator) -> Trial:
+def run_trial(
+    scenario: Scenario, settings: AdaptiveSettings, rng: np.random.Generator, *, fixed_repeats: int | None = None
+) -> Trial:
+    """One experiment under both designs. The fixed design runs `fixed_repeats` replicates (the
+    adaptive cap unless given) and reads the first ones of the same draws."""
     tasks = len(scenario.p_a)
-    shape = (tasks, settings.max_repeats)
+    fixed_n = fixed_repeats or settings.max_repeats
+    shape = (tasks, max(settings.max_repeats, fixed_n))
     a = (rng.random(shape) < np.asarray(scenario.p_a)[:, None]).astype(float)
     b = (rng.random(shape) < np.asarray(scenario.p_b)[:, None]).astype(float)
     ids = [f"t{i:03d}" for i in range(tasks)]
     fixed = paired_comparison(
-        {t: list(a[i]) for i, t in enumerate(ids)},
-        {t: list(b[i]) for i, t in enumerate(ids)},
+        {t: list(a[i, :fixed_n]) for i, t in enumerate(ids)},
+        {t: list(b[i, :fixed_n]) for i, t in enumerate(ids)},
         confidence=settings.confidence,
         side_tests=False,
     ).decision.outcome
@@ -82,7 +87,7 @@ def run_trial(scenario: Scenario, settings: AdaptiveSettings, rng: np.random.Gen
         fixed=decision_class(fixed),
         adaptive=decision_class(outcome),
         units=2 * sum(reps.values()),
-        fixed_units=2 * tasks * settings.max_repeats,
+        fixed_units=2 * tasks * fixed_n,
         rules=tuple(rules),
     )
 
@@ -125,11 +130,13 @@ def _is_error(outcome: str, truth: str) -> bool:
     return truth == "none" or outcome != truth
 
 
-def simulate(scenario: Scenario, settings: AdaptiveSettings, trials: int, *, seed: int = 7) -> Tally:
+def simulate(
+    scenario: Scenario, settings: AdaptiveSettings, trials: int, *, seed: int = 7, fixed_repeats: int | None = None
+) -> Tally:
     rng = np.random.default_rng(seed)
     tally = Tally(scenario)
     for _ in range(trials):
-        tally.add(run_trial(scenario, settings, rng))
+        tally.add(run_trial(scenario, settings, rng, fixed_repeats=fixed_repeats))
     return tally
 
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Literal
+
+from scipy.stats import t as student_t  # type: ignore[import-untyped]
 
 from coder_eval.experiments.sequential import (
     RunSequence,
@@ -239,7 +240,8 @@ def futility(
 
 def _t_reachable(comparison: PairedComparison, effect: float, settings: AdaptiveSettings) -> bool:
     """Whether a paired t-test over these tasks could reach p < α at mean difference `effect` with
-    every task at the cap (the verdict's power algebra at power 0.5: the most hopeful reading)."""
+    every task at the cap: the verdict's power algebra at power 0.5 (the most hopeful reading),
+    with Student's critical value for n − 1 degrees of freedom, as the test itself uses."""
     if effect <= 0:
         return False
     n = comparison.n
@@ -248,5 +250,7 @@ def _t_reachable(comparison: PairedComparison, effect: float, settings: Adaptive
     spread = sum((x - mean) ** 2 for x in differences) / (n - 1) if n > 1 else 0.0
     within = comparison.replicate_variance or 0.0
     between = max(0.0, spread - 2 * within / max(1, comparison.min_replicates))
-    z = NormalDist().inv_cdf(1 - (1 - settings.confidence) / 2)
-    return n * effect * effect / (z * z) > between + 2 * within / settings.max_repeats
+    if n < 2:
+        return False
+    critical = float(student_t.ppf(1 - (1 - settings.confidence) / 2, n - 1))
+    return n * effect * effect / (critical * critical) > between + 2 * within / settings.max_repeats
