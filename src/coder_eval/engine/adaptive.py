@@ -15,6 +15,7 @@ with other settings is refused, since it would not continue the same procedure.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from coder_eval.engine.batch import BatchObserver
     from coder_eval.engine.executors import Executor
     from coder_eval.engine.orchestrator import RunOptions
+    from coder_eval.engine.spend import SpendLimit
 
 Settle = Callable[[list[RunUnit]], list[RunUnit]]
 """Given a round's units, keep the recorded ones (resume) and return those that must run."""
@@ -90,6 +92,16 @@ class AdaptiveRounds:
             key = (result.variant_id, result.task_id, result.replicate_index)
             if key in self.design:
                 self.scores[key] = result.weighted_score
+
+    def kept_by(self, spend: SpendLimit | None) -> Callable[[list[EvaluationResult]], None]:
+        """What to do with a round's units found recorded on resume: read them, and count their spend."""
+
+        def kept(results: list[EvaluationResult]) -> None:
+            self.take(results)
+            if spend is not None:
+                spend.add_all(results)
+
+        return kept
 
     def next_round(self) -> list[RunUnit]:
         """Look at the data; stop the tasks a rule stops; the units of the next round (empty: done)."""
@@ -234,8 +246,8 @@ async def run_rounds(
     rounds: AdaptiveRounds,
     executor: Executor,
     options: RunOptions,
-    *,
     settle: Settle,
+    *,
     max_parallel: int,
     observer: BatchObserver | None,
     on_round: Callable[[int, int], None] | None = None,
@@ -268,6 +280,28 @@ async def run_rounds(
             wanted = rounds.next_round()
             rounds.write()
     return outcome
+
+
+def execute(
+    units: list[RunUnit],
+    rounds: AdaptiveRounds | None,
+    executor: Executor,
+    options: RunOptions,
+    settle: Settle,
+    max_parallel: int,
+    observer: BatchObserver | None,
+    on_round: Callable[[int, int], None] | None = None,
+) -> tuple[HeldResults, int]:
+    """A fixed run's units in one batch, or an adaptive run's rounds: the results, and how many
+    units a spend limit left unlaunched."""
+    if rounds is None:
+        got = asyncio.run(executor.run(units, options, max_parallel=max_parallel, observer=observer))
+        fresh = got if isinstance(got, HeldResults) else _held(got)
+        return fresh, len(units) - len(fresh)
+    ran = asyncio.run(
+        run_rounds(rounds, executor, options, settle, max_parallel=max_parallel, observer=observer, on_round=on_round)
+    )
+    return ran.fresh, ran.not_launched
 
 
 def _held(results: Iterable[EvaluationResult]) -> HeldResults:

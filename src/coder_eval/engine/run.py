@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,16 +12,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from coder_eval.agents.events import StreamCallback
 from coder_eval.common.process import kill_running_commands
-from coder_eval.engine.adaptive import AdaptiveRounds, check_resumable, run_rounds
+from coder_eval.engine.adaptive import AdaptiveRounds, check_resumable, execute
 from coder_eval.engine.batch import BatchObserver
 from coder_eval.engine.executors import get_executor
 from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.gateway_spec import GatewaySpec, gateway_spec, resolve_backend
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
-from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
-from coder_eval.engine.resume import clear_leftovers, partition
+from coder_eval.engine.resume import Recorded, clear_leftovers
 from coder_eval.engine.route_check import RunRoutes
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.unit_checks import RunChoices, check_backend_flags, check_units, show_warnings
@@ -32,7 +30,6 @@ from coder_eval.loading.compat import LoadWarning
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
 from coder_eval.models.adaptive import AdaptiveRecord
 from coder_eval.models.experiment import ExperimentDefinition
-from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
 from coder_eval.records.atomic import write_text_atomic
@@ -78,6 +75,21 @@ class RunRequest:
     confidence: float | None = None
     effect_size: float | None = None
     """Adaptive replicates (`repeats="auto"`): the cap, the confidence and the effect of interest."""
+
+    def plan_inputs(self) -> PlanInputs:
+        """What the command line contributes to resolving the tasks (engine/experiment_plan.py)."""
+        r = self
+        return PlanInputs(
+            r.experiment,
+            r.sets,
+            r.model,
+            r.driver,
+            r.type_override,
+            r.repeats,
+            r.max_repeats,
+            r.confidence,
+            r.effect_size,
+        )
 
 
 @dataclass
@@ -198,17 +210,6 @@ def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLin
     return GatewayLink(gateway, oracle=oracle, backend=backend)
 
 
-def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
-    out = []
-    for unit, prior in owed:
-        try:
-            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir), run_dir))
-        except RegradeError as exc:
-            note = f"grading on resume failed: {exc}"
-            out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))
-    return out
-
-
 def run_pipeline(
     request: RunRequest,
     observer: BatchObserver | None = None,
@@ -218,18 +219,7 @@ def run_pipeline(
     started = datetime.now(UTC)
     report = load_tasks(request.paths, request.select)
     show_load_warnings(report.warnings)
-    inputs = PlanInputs(
-        request.experiment,
-        request.sets,
-        request.model,
-        request.driver,
-        request.type_override,
-        request.repeats,
-        request.max_repeats,
-        request.confidence,
-        request.effect_size,
-    )
-    plan = plan_units(report.tasks, inputs)
+    plan = plan_units(report.tasks, request.plan_inputs())
     if plan.adaptive is not None and not request.grade:
         raise UsageError("--repeats auto decides from grades, and execute grades nothing; use run (or a number)")
     units = [replace(u, oracle=True) for u in plan.units] if request.oracle else plan.units
@@ -257,23 +247,12 @@ def run_pipeline(
         rounds = AdaptiveRounds.of(units, plan.adaptive, arms, run_dir)
     check_resumable(run_dir, rounds, resume=request.resume)
     planned = len(units)
-    prior = HeldResults()
-
-    def settle(wanted: list[RunUnit]) -> list[RunUnit]:
-        """Keep the recorded units of `wanted` (grading the ungraded ones); return those to run."""
-        if not request.resume:
-            return wanted
-        split = partition(wanted, run_dir, grade=request.grade, allow_changed=request.allow_changed)
-        kept = split.done + _regrade_owed(split.to_grade, run_dir)
-        prior.extend(kept)  # what the reports read of them
-        if rounds is not None:
-            rounds.take(kept)
-        return split.to_run
-
+    recorded = Recorded(run_dir, resume=request.resume, grade=request.grade, allow_changed=request.allow_changed)
+    prior = recorded.prior
     if request.resume:
         clear_leftovers(run_dir)
     if rounds is None:
-        units = settle(units)
+        units = recorded.settle(units)
     _write_plan(run_dir, planned, len(units), started)
     if on_plan is not None and rounds is None:
         on_plan(len(units), run_dir)
@@ -285,6 +264,8 @@ def run_pipeline(
     spec = _gateway_spec(request, units, run_dir, plan.experiment, providers)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     spend = _spend_limit(request, prior)
+    if rounds is not None:
+        recorded.on_kept = rounds.kept_by(spend)  # a resumed round's recorded units: decided on, and paid
     options = RunOptions(
         run_dir=run_dir,
         grade=request.grade,
@@ -301,29 +282,15 @@ def run_pipeline(
     # after every few units (it was a few percent of an agentless run's time).
     gc.freeze()
     try:
-        if rounds is None:
-            batch = executor.run(units, options, max_parallel=request.max_parallel, observer=observer)
-            fresh = _held(asyncio.run(batch))
-            not_launched = len(units) - len(fresh)
-        else:
 
-            def on_round(scheduled: int, to_run: int) -> None:
-                _write_plan(run_dir, scheduled, to_run, started)
-                if on_plan is not None:
-                    on_plan(to_run, run_dir)
+        def on_round(scheduled: int, to_run: int) -> None:
+            _write_plan(run_dir, scheduled, to_run, started)
+            if on_plan is not None:
+                on_plan(to_run, run_dir)
 
-            ran = asyncio.run(
-                run_rounds(
-                    rounds,
-                    executor,
-                    options,
-                    settle=settle,
-                    max_parallel=request.max_parallel,
-                    observer=observer,
-                    on_round=on_round,
-                )
-            )
-            fresh, not_launched = ran.fresh, ran.not_launched
+        fresh, not_launched = execute(
+            units, rounds, executor, options, recorded.settle, request.max_parallel, observer, on_round
+        )
         interrupted = False
         if spend is not None and not_launched > 0:
             stopped = spend.reason(not_launched)
@@ -406,15 +373,6 @@ def show_load_warnings(warnings: dict[Path, list[LoadWarning]]) -> None:
     for path, found in warnings.items():
         for warning in found:
             print(f"warning: {path}: {warning.render()}", file=sys.stderr)
-
-
-def _held(results: Iterable[EvaluationResult]) -> HeldResults:
-    """An executor's results as `HeldResults` (the built-in ones return that already)."""
-    if isinstance(results, HeldResults):
-        return results
-    held = HeldResults()
-    held.extend(results)
-    return held
 
 
 def _suite_rollups(tasks: list[LoadedTask], results: HeldResults, run_dir: Path) -> list[SuiteRollup]:
