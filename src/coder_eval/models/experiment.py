@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from coder_eval.models.adaptive import AdaptiveConfig
 from coder_eval.models.base import Identifier, NonBlank, StrictModel
@@ -29,7 +29,18 @@ from coder_eval.models.task_parts import (
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
-Repeats = Annotated[int, Field(ge=1)] | Literal["auto"]
+
+def _repeats(value: Any) -> Any:
+    """One plain message for a bad `repeats`, instead of one per member of the union."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)  # "3" was always read as 3
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if value == "auto" or (whole and value >= 1):
+        return value
+    raise ValueError(f"repeats takes a whole number of at least 1, or auto (adaptive replicates), not {value!r}")
+
+
+Repeats = Annotated[int | Literal["auto"], BeforeValidator(_repeats)]
 """A replicate count, or `auto`: adaptive replicates (docs/experiments.md, "Adaptive replicates")."""
 
 
