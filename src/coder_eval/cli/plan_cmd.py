@@ -191,6 +191,8 @@ def _show_estimate(report: PlanReport, runs_dir: Path, per_turn: PerTurn | None)
     arms = forecast_arms(plan.units, history, per_turn)
     for line in forecast_lines(arms, len(history), runs_dir, unreadable):
         typer.echo(line)
+    if plan.adaptive is not None:
+        typer.echo("  (--repeats auto: this prices the fixed design, the most the adaptive rounds can spend)")
 
 
 def _executor_problems(name: str) -> list[str]:
