@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -167,3 +169,13 @@ def test_check_resumable_refuses_other_settings_and_mixed_runs(tmp_path: Path) -
     (fixed_run / "a" / "t0" / "00" / "task.json").write_text("{}", encoding="utf-8")
     with pytest.raises(UsageError, match="ran a fixed number of replicates"):
         check_resumable(fixed_run, other, resume=True)
+
+
+def test_a_fixed_run_does_not_load_the_statistics() -> None:
+    """The engine (and the plan of every run) imports the adaptive settings, not NumPy or SciPy."""
+    code = (
+        "import sys, coder_eval.engine.run, coder_eval.cli.run_cmd; "
+        "print(sorted({'numpy', 'scipy'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"

@@ -25,17 +25,18 @@ from typing import TYPE_CHECKING
 from coder_eval.engine.report_files import read_adaptive
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import UsageError
-from coder_eval.experiments.stopping import AdaptiveSettings, Review, Stop, TaskReplicates, review
+from coder_eval.experiments.adaptive_settings import AdaptiveSettings
 from coder_eval.models.adaptive import ADAPTIVE_JSON, AdaptiveRecord, AdaptiveTask
 from coder_eval.models.results import EvaluationResult
 from coder_eval.records.atomic import write_text_atomic
 from coder_eval.records.compact import HeldResults, RowKey
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the statistics (NumPy, SciPy) load only when a run is adaptive
     from coder_eval.engine.batch import BatchObserver
     from coder_eval.engine.executors import Executor
     from coder_eval.engine.orchestrator import RunOptions
     from coder_eval.engine.spend import SpendLimit
+    from coder_eval.experiments.stopping import Review, Stop, TaskReplicates
 
 Settle = Callable[[list[RunUnit]], list[RunUnit]]
 """Given a round's units, keep the recorded ones (resume) and return those that must run."""
@@ -107,6 +108,8 @@ class AdaptiveRounds:
         """Look at the data; stop the tasks a rule stops; the units of the next round (empty: done)."""
         self.rounds += 1
         active = {t for t, s in self._tasks.items() if s.stop is None}
+        from coder_eval.experiments.stopping import review
+
         looked = review(self._replicates(), active, self.settings, self.arms)
         self.last = looked
         for task_id, stop in looked.stops.items():
@@ -175,6 +178,8 @@ class AdaptiveRounds:
         return [self.design[(arm, t, i)] for t in task_ids for i in wanted for arm in self.arms]
 
     def _task(self, task_id: str) -> TaskReplicates:
+        from coder_eval.experiments.stopping import TaskReplicates
+
         state = self._tasks.get(task_id)
         count = state.replicates if state else 0
         arm_a, arm_b = self.arms

@@ -13,7 +13,7 @@ from coder_eval.config.resolve import ResolvedTask, resolve_prompt, resolve_task
 from coder_eval.engine.control_checks import control_problem, trial_count
 from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
-from coder_eval.experiments.stopping import AdaptiveSettings
+from coder_eval.experiments.adaptive_settings import AdaptiveSettings
 from coder_eval.loading.loader import LoadedTask
 from coder_eval.models.agent import DEFAULT_AGENT_KIND, parse_agent_config
 from coder_eval.models.experiment import ExperimentDefinition, ExperimentVariant

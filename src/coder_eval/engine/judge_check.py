@@ -56,9 +56,7 @@ def _mode(backend: str) -> str:
     return backend if backend == "bedrock" else PROVIDER_MODES.get(backend, backend)
 
 
-def _criterion_need(
-    where: str, crit: object, kind: str, mode: str, route: ApiRouteOverride | None
-) -> JudgeNeed | None:
+def _criterion_need(where: str, crit: object, kind: str, mode: str, route: ApiRouteOverride | None) -> JudgeNeed | None:
     model = getattr(crit, "model", None) or (route.model if route is not None else None) or DEFAULT_JUDGE_MODEL
     if isinstance(crit, SystemOneJudgeCriterion) and crit.base_url:
         if mode == "replay" or crit.api_key_env is None:

@@ -32,6 +32,7 @@ from typing import Literal
 
 from scipy.stats import t as student_t  # type: ignore[import-untyped]
 
+from coder_eval.experiments.adaptive_settings import AdaptiveSettings
 from coder_eval.experiments.sequential import (
     RunSequence,
     TaskSequence,
@@ -42,6 +43,8 @@ from coder_eval.experiments.sequential import (
 from coder_eval.experiments.stats import PairedComparison, paired_comparison
 from coder_eval.experiments.verdict import MIN_REPLICATES, MIN_TASKS, SequentialEvidence, Verdict
 
+__all__ = ["STOP_RULES", "AdaptiveSettings", "Review", "Stop", "StopRule", "TaskReplicates", "review"]
+
 StopRule = Literal["verdict", "futile", "decided", "negligible", "max-repeats"]
 STOP_RULES: tuple[StopRule, ...] = ("verdict", "futile", "decided", "negligible", "max-repeats")
 
@@ -51,27 +54,6 @@ difference in the interval would fall short (conditional power below 10%)."""
 RULE_OF_THREE = 3.0
 """With no discordant pair among N, up to about 3/N of pairs may still differ (95% upper bound):
 the projection never assumes a smaller difference than that, so a few tied rounds are not futile."""
-DEFAULT_MAX_REPEATS = 10
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_EFFECT_SIZE = 0.2
-
-
-@dataclass(frozen=True)
-class AdaptiveSettings:
-    """What `--repeats auto` was given: the cap, the first round's size, the confidence and δ."""
-
-    max_repeats: int = DEFAULT_MAX_REPEATS
-    min_repeats: int = MIN_REPLICATES
-    confidence: float = DEFAULT_CONFIDENCE
-    effect_size: float = DEFAULT_EFFECT_SIZE
-
-    def __post_init__(self) -> None:
-        if self.min_repeats < 1 or self.max_repeats < self.min_repeats:
-            raise ValueError("adaptive replicates need 1 <= min_repeats <= max_repeats")
-        if not 0.5 <= self.confidence < 1:
-            raise ValueError("confidence must be at least 0.5 and below 1")
-        if not 0 < self.effect_size < 1:
-            raise ValueError("effect_size must lie between 0 and 1 (a difference in mean score)")
 
 
 @dataclass(frozen=True)
