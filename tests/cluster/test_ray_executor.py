@@ -157,3 +157,39 @@ def test_spend_limit_stops_launching_on_ray(cluster: RayCluster, tmp_path: Path)
     summary = run_json(run_dir)
     assert summary["interrupted"] is True and summary["units_finished"] == 2
     assert "2 unit(s) not launched" in str(summary["interrupt_reason"])
+
+
+def test_adaptive_replicates_on_ray_run_the_same_rounds(cluster: RayCluster, tmp_path: Path) -> None:
+    """`--repeats auto` on the cluster, two rounds on one Ray connection: arm B's starter file passes
+    the agentless task every time, arm A never does. A first round of 6 replicates per arm leaves
+    the task's confidence sequence touching zero; the 7th pair decides it, one short of the cap."""
+    import yaml
+
+    task = {
+        "task_id": "hello",
+        "description": "needs out.txt",
+        "agent": {"type": "none"},
+        "success_criteria": [
+            {"type": "file_contains", "path": "out.txt", "includes": ["hello"], "description": "says hello"}
+        ],
+    }
+    (tmp_path / "hello.yaml").write_text(yaml.safe_dump(task), encoding="utf-8")
+    hello = [{"type": "starter_files", "files": [{"path": "out.txt", "content": "hello"}]}]
+    experiment = {
+        "experiment_id": "ab",
+        "repeats": "auto",
+        "adaptive": {"min_repeats": 6, "max_repeats": 8},
+        "variants": [{"variant_id": "arm-a"}, {"variant_id": "arm-b", "template_sources": hello}],
+    }
+    (tmp_path / "ab.yaml").write_text(yaml.safe_dump(experiment), encoding="utf-8")
+    run_dir = tmp_path / "run"
+    proc = ray_cli(cluster, "run", "hello.yaml", "-e", "ab.yaml", "--run-dir", run_dir, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # arm A fails by design
+    record = json.loads((run_dir / "adaptive.json").read_text(encoding="utf-8"))
+    (only,) = record["tasks"]
+    assert (only["rule"], only["replicates"], only["stopped_after_round"]) == ("decided", 7, 2)
+    assert (record["rounds"], record["units_spent"], record["units_fixed_design"]) == (2, 14, 16)
+    assert len(list(run_dir.glob("arm-*/hello/*/task.json"))) == 14
+    summary = run_json(run_dir)
+    assert (summary["tasks_run"], summary["tasks_succeeded"], summary["units_fixed_design"]) == (14, 7, 16)
+    assert "adaptive replicates: 14 of 16 units" in proc.stdout

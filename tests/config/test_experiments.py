@@ -125,6 +125,16 @@ def test_lookup_order_and_project_default(tmp_path: Path) -> None:
             "mutually exclusive",
         ),
         ("experiment_id: x\nrepeats: 2\ndefaults: {repeats: 3}\nvariants: [{variant_id: a}]\n", "not both"),
+        ("experiment_id: x\nrepeats: lots\nvariants: [{variant_id: a}]\n", "whole number of at least 1, or auto"),
+        (
+            "experiment_id: x\ndefaults: {repeats: auto}\nvariants: [{variant_id: a, repeats: 3}, {variant_id: b}]\n",
+            "cannot set its own repeats",
+        ),
+        (
+            "experiment_id: x\nadaptive: {min_repeats: 8, max_repeats: 4}\nvariants: [{variant_id: a}]\n",
+            "above max_repeats",
+        ),
+        ("experiment_id: x\nadaptive: {effect_size: 1.5}\nvariants: [{variant_id: a}]\n", "effect_size"),
     ],
 )
 def test_invalid_experiments(tmp_path: Path, body: str, fragment: str) -> None:

@@ -127,7 +127,9 @@ def test_experiment_json_has_no_statistics_and_round_trips(clear_win: list[Evalu
         "total_duration_seconds",
         "per_replicate_scores",
         "quarantine",
+        "adaptive",  # the stopping record of adaptive replicates: null for a fixed number of them
     }
+    assert data["adaptive"] is None
     assert "confidence" not in text and "p_value" not in text
     assert set(data["task_summaries"][0]) == {
         "task_id",

@@ -46,7 +46,12 @@ def plan(
     executor: Annotated[
         str, typer.Option("--executor", help="Also check that this executor (local or ray) can run here.")
     ] = "local",
-    repeats: Annotated[int | None, typer.Option("--repeats", min=1, help="As for run.")] = None,
+    repeats: Annotated[
+        str | None, typer.Option("--repeats", help="As for run (N or auto: the plan then shows the fixed design).")
+    ] = None,
+    max_repeats: Annotated[int | None, typer.Option("--max-repeats", min=2, max=1000, help="As for run.")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", min=0.5, max=0.999, help="As for run.")] = None,
+    effect_size: Annotated[float | None, typer.Option("--effect-size", min=0.01, max=0.99, help="As for run.")] = None,
     estimate: Annotated[
         bool,
         typer.Option("--estimate", help="Also forecast the run's cost per arm from earlier runs or --per-turn-tokens."),
@@ -82,9 +87,21 @@ def plan(
     chosen = resolve_backend(backend)
     check_backend_flags(chosen, cassettes)
     per_turn = _per_turn(per_turn_tokens, estimate)
+    from coder_eval.cli.run_cmd import parse_repeats
+
     sets = [*(sets or ()), *rehearsal_sets(rehearse, rehearse_assume)]
     with _plugin_suite(list(paths or []), experiment) as (task_paths, experiment):
-        inputs = PlanInputs(experiment, tuple(sets), model, driver, agent_type, repeats)
+        inputs = PlanInputs(
+            experiment,
+            tuple(sets),
+            model,
+            driver,
+            agent_type,
+            parse_repeats(repeats),
+            max_repeats,
+            confidence,
+            effect_size,
+        )
         with collector_paused():  # bounded work: a dataset's rows are many long-lived objects (common/collector.py)
             from coder_eval.engine.validation import plan as run_plan
 
@@ -158,6 +175,13 @@ def _show_resolution(report: PlanReport) -> None:
     if quarantine is not None:
         how = "left out of" if quarantine.mode == "exclude" else f"counted at weight {quarantine.weight:g} in"
         typer.echo(f"  quarantine: {', '.join(quarantine.tasks)} ({how} the statistics and the verdict)")
+    if plan.adaptive is not None:
+        a = plan.adaptive
+        typer.echo(
+            f"  adaptive replicates: a first round of {a.min_repeats} per task and arm, then one more at a time "
+            f"while they can change the verdict, up to {a.max_repeats} (confidence {a.confidence:g}, effect size "
+            f"{a.effect_size:g}); at most {len(plan.units)} units, the fixed design"
+        )
     shown: set[tuple[str, object]] = set()
     for unit in plan.units:
         key = (unit.variant_id, unit.task.source_file)
@@ -198,6 +222,8 @@ def _show_estimate(report: PlanReport, runs_dir: Path, per_turn: PerTurn | None)
     arms = forecast_arms(plan.units, history, per_turn)
     for line in forecast_lines(arms, len(history), runs_dir, unreadable):
         typer.echo(line)
+    if plan.adaptive is not None:
+        typer.echo("  (--repeats auto: this prices the fixed design, the most the adaptive rounds can spend)")
 
 
 def _executor_problems(name: str) -> list[str]:

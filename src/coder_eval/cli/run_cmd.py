@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
 
 import typer
 
@@ -40,7 +40,31 @@ Exclude = Annotated[str | None, typer.Option("--exclude-tags", help="Skip tasks 
 Skipped = Annotated[bool, typer.Option("--include-skipped", help="Also run tasks marked skip: true.")]
 AgentType = Annotated[str | None, typer.Option("--type", "-T", help="Run every task with this agent type.")]
 Repeats = Annotated[
-    int | None, typer.Option("--repeats", min=1, help="Run each task N times; overrides the experiment's repeats.")
+    str | None,
+    typer.Option(
+        "--repeats",
+        help="Run each task N times (overrides the experiment's repeats), or `auto`: for two arms, add replicates "
+        "in rounds only while they can still change the paired verdict, up to --max-repeats (docs/experiments.md).",
+    ),
+]
+MaxRepeats = Annotated[
+    int | None,
+    typer.Option("--max-repeats", min=2, max=1000, help="--repeats auto: most replicates per task and arm (10)."),
+]
+Confidence = Annotated[
+    float | None,
+    typer.Option(
+        "--confidence", min=0.5, max=0.999, help="--repeats auto: confidence of the verdict and sequential test (0.95)."
+    ),
+]
+EffectSize = Annotated[
+    float | None,
+    typer.Option(
+        "--effect-size",
+        min=0.01,
+        max=0.99,
+        help="--repeats auto: smallest difference in mean score worth detecting (0.2).",
+    ),
 ]
 RunDir = Annotated[Path | None, typer.Option("--run-dir", help="Run directory (default: runs/<timestamp>).")]
 Preserve = Annotated[
@@ -104,6 +128,9 @@ class RunFlags:
     include_skipped: Skipped = False
     agent_type: AgentType = None
     repeats: Repeats = None
+    max_repeats: MaxRepeats = None
+    confidence: Confidence = None
+    effect_size: EffectSize = None
     run_dir: RunDir = None
     preservation_mode: Preserve = None
     resume: Resume = False
@@ -134,6 +161,20 @@ class RunFlags:
 
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def parse_repeats(value: str | None) -> int | Literal["auto"] | None:
+    """`--repeats`: a whole number of at least 1, or `auto`."""
+    from coder_eval.errors import UsageError
+
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if text == "auto":
+        return "auto"
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise UsageError(f"--repeats takes a whole number of at least 1 or `auto`, not {value!r}")
 
 
 def _check_choices(flags: RunFlags) -> PreservationMode | None:
@@ -179,7 +220,10 @@ def _pipeline(flags: RunFlags, *, grade: bool) -> None:
     request = RunRequest(
         paths=paths,
         max_parallel=flags.max_parallel,
-        repeats=flags.repeats,
+        repeats=parse_repeats(flags.repeats),
+        max_repeats=flags.max_repeats,
+        confidence=flags.confidence,
+        effect_size=flags.effect_size,
         type_override=flags.agent_type,
         run_dir=run_dir,
         preservation=mode,

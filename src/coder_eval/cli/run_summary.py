@@ -33,6 +33,12 @@ def print_summary(console: Console, outcome: RunOutcome) -> None:
         console.print(f"[red]failed gate:[/] {escape(gate)}", highlight=False)
     for verdict in outcome.verdicts:
         console.print(f"experiment: {escape(verdict)}", highlight=False)
+    if outcome.adaptive is not None:
+        adaptive = outcome.adaptive
+        line = f"adaptive replicates: {adaptive.spent_sentence()}"
+        if adaptive.stop_reason:
+            line += f"; {adaptive.stop_reason}"
+        console.print(escape(line), highlight=False)
     if outcome.stopped_reason:
         console.print(f"[yellow]stopped:[/] {escape(outcome.stopped_reason)}", highlight=False)
         console.print(f"resume with: {escape(resume_command(sys.argv, outcome.run_dir))}", highlight=False)

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import secrets
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -243,6 +244,19 @@ class RayExecutor:
         if missing is not None:
             raise UsageError(missing)
         self.settings = settings or RaySettings()
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[None]:
+        """Stay connected across several `run` calls (the rounds of adaptive replicates): a `run`
+        inside finds Ray already initialised and leaves the connection to this session."""
+        import ray
+
+        owned = await asyncio.to_thread(connect, self.settings)
+        try:
+            yield
+        finally:
+            if owned:
+                ray.shutdown()
 
     async def run(
         self, units: list[RunUnit], options: RunOptions, *, max_parallel: int, observer: BatchObserver | None

@@ -163,8 +163,12 @@ def resolve_repeats(
     baseline: ExperimentDefinition,
     cli_repeats: int | None = None,
 ) -> int:
-    """CLI --repeats, else the variant's, else the experiment's, else the baseline's, else 1."""
+    """CLI --repeats, else the variant's, else the experiment's, else the baseline's, else 1.
+
+    `auto` (adaptive replicates) never gets here: the experiment plan turns it into its cap."""
     for value in (cli_repeats, variant.repeats, experiment.default_repeats, baseline.default_repeats):
+        if value == "auto":
+            raise ValueError("repeats: auto must be resolved by the experiment plan (engine/experiment_plan.py)")
         if value is not None:
             return value
     return 1

@@ -3,6 +3,10 @@
 `local` (the default) runs them in this process with bounded parallelism. Another executor (for
 example one that spreads units over a cluster) registers under its own name with
 `register_executor`; the driver process stays the only writer of `run.json` whichever one runs.
+
+A run with adaptive replicates calls `run` once per round. An executor with costly set-up may
+offer `session()`, an async context manager the engine holds around all the rounds
+(engine/adaptive.py: `executor_session`); the Ray executor stays connected through it.
 """
 
 from __future__ import annotations

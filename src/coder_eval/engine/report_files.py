@@ -41,6 +41,7 @@ from coder_eval.records.store import read_run_summary, read_task_result, read_ta
 from coder_eval.records.summary import SummaryBuilder, list_spliced_chunks, nested_json, row_json, run_json_chunks
 
 if TYPE_CHECKING:  # only annotations: `evaluate` and `aggregate` never build these models
+    from coder_eval.models.adaptive import AdaptiveRecord
     from coder_eval.models.experiment import ExperimentDefinition
     from coder_eval.models.experiment_results import TaskExperimentSummary, VariantAggregate
     from coder_eval.models.suite import SuiteRollup
@@ -63,6 +64,7 @@ def write_run_files(
     interrupted: bool = False,
     interrupt_reason: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    units_fixed_design: int | None = None,
 ) -> RunSummary:
     """Build the summary with the one shared builder and write run.json and run.md.
 
@@ -72,7 +74,8 @@ def write_run_files(
     in run.json (its counts and figures are complete; see `RunSummary.with_streamed_rows`).
     `planned` (the units the run set out to do) and `interrupted` (with `interrupt_reason`, when
     known) mark a partial run; `on_row`
-    sees each row as it goes by."""
+    sees each row as it goes by. `units_fixed_design` is set for adaptive replicates: what the
+    fixed design would have run, beside the units the rounds planned."""
     from coder_eval.reports.markdown import problem_block, run_markdown_chunks, task_table_row
 
     held = isinstance(results, HeldResults)
@@ -106,6 +109,7 @@ def write_run_files(
                     "units_finished": len(results),
                     "interrupted": interrupted,
                     "interrupt_reason": interrupt_reason,
+                    "units_fixed_design": units_fixed_design,
                 }
             )
         write_chunks_atomic(run_dir / RUN_JSON, run_json_chunks(summary, rows))
@@ -135,6 +139,7 @@ def write_experiment_reports(
     """
     from coder_eval.experiments.build import ExperimentBuilder, quarantine_records, variant_order
 
+    adaptive = read_adaptive(run_dir)
     keys = results.keys() if isinstance(results, HeldResults) else [row_key(r) for r in results]
     named = [v.variant_id for v in experiment.variants]
     builder = ExperimentBuilder(variant_order(named, {variant for variant, _, _ in keys}))
@@ -149,6 +154,8 @@ def write_experiment_reports(
         result = builder.result(experiment.experiment_id, experiment.description, duration)
         quarantine = quarantine_records(experiment.quarantine, (task for _, task, _ in keys))
         result = result.model_copy(update={"quarantine": quarantine})
+        if adaptive is not None:
+            result = result.model_copy(update={"adaptive": adaptive})
         text = result.model_dump_json(indent=2)
         write_chunks_atomic(run_dir / "experiment.json", list_spliced_chunks(text, "task_summaries", summaries))
     if kept is not None:
@@ -169,6 +176,19 @@ def write_experiment_reports(
                 own = [r for r in _in_order(results) if r.variant_id == variant_id]
                 _write_variant_pages(target, aggregate, own)
     return verdicts
+
+
+def read_adaptive(run_dir: Path) -> AdaptiveRecord | None:
+    """The run's adaptive.json (adaptive replicates), or None for a run with a fixed number of them."""
+    from coder_eval.models.adaptive import ADAPTIVE_JSON, AdaptiveRecord
+
+    path = run_dir / ADAPTIVE_JSON
+    if not path.is_file():
+        return None
+    try:
+        return AdaptiveRecord.model_validate_json(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"{path} is not a readable adaptive record ({exc.__class__.__name__})") from None
 
 
 def _verdicts(result: ExperimentResult) -> list[str]:

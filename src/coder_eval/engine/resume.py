@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from coder_eval.engine.units import RunUnit
 from coder_eval.errors import RecordError, UsageError
 from coder_eval.models.results import EvaluationResult
 from coder_eval.models.status import FinalStatus
+from coder_eval.records.compact import HeldResults
 from coder_eval.records.layout import ARTIFACTS_DIR, SCRATCH_DIR, TASK_JSON
 from coder_eval.records.store import read_task_result
 
@@ -54,6 +56,46 @@ def partition(units: list[RunUnit], run_dir: Path, *, grade: bool, allow_changed
             out.done.append(prior)
     if out.changed and not allow_changed:
         raise UsageError(_changed_message(out.changed, run_dir))
+    return out
+
+
+@dataclass
+class Recorded:
+    """What a run keeps of the units already recorded in its directory (under --resume).
+
+    `settle` is asked once for a fixed run's units and once per round of an adaptive one: the
+    finished units of `wanted` are kept (`prior`, which the reports read, and `on_kept`), the
+    ungraded ones are graded now, and the rest are returned to run."""
+
+    run_dir: Path
+    resume: bool
+    grade: bool
+    allow_changed: bool = False
+    prior: HeldResults = field(default_factory=HeldResults)
+    on_kept: Callable[[list[EvaluationResult]], None] | None = None
+
+    def settle(self, wanted: list[RunUnit]) -> list[RunUnit]:
+        if not self.resume:
+            return wanted
+        split = partition(wanted, self.run_dir, grade=self.grade, allow_changed=self.allow_changed)
+        kept = split.done + regrade_owed(split.to_grade, self.run_dir)
+        self.prior.extend(kept)
+        if self.on_kept is not None:
+            self.on_kept(kept)
+        return split.to_run
+
+
+def regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
+    """Grade the units `execute` left ungraded; a grading that fails keeps the record, with the reason."""
+    from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
+
+    out = []
+    for unit, prior in owed:
+        try:
+            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir), run_dir))
+        except RegradeError as exc:
+            note = f"grading on resume failed: {exc}"
+            out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))
     return out
 
 

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from coder_eval.agents.events import StreamCallback
 from coder_eval.common.process import kill_running_commands
+from coder_eval.engine.adaptive import AdaptiveRounds, check_resumable, execute
 from coder_eval.engine.batch import BatchObserver
 from coder_eval.engine.executors import get_executor
 from coder_eval.engine.experiment_plan import PlanInputs, plan_units
 from coder_eval.engine.gateway_spec import GatewaySpec, gateway_spec, resolve_backend
 from coder_eval.engine.model_link import ModelLink
 from coder_eval.engine.orchestrator import RunOptions
-from coder_eval.engine.regrade_task import RegradeError, regrade_in_place
 from coder_eval.engine.report_files import write_experiment_reports, write_junit, write_run_files
-from coder_eval.engine.resume import clear_leftovers, partition
+from coder_eval.engine.resume import Recorded, clear_leftovers
 from coder_eval.engine.route_check import RunRoutes
 from coder_eval.engine.selection import refuse_empty, refuse_invalid
 from coder_eval.engine.unit_checks import RunChoices, check_backend_flags, check_units, show_warnings
@@ -29,8 +28,8 @@ from coder_eval.engine.units import RunUnit
 from coder_eval.errors import TaskConfigError, UsageError
 from coder_eval.loading.compat import LoadWarning
 from coder_eval.loading.loader import LoadedTask, SelectOptions, load_tasks
+from coder_eval.models.adaptive import AdaptiveRecord
 from coder_eval.models.experiment import ExperimentDefinition
-from coder_eval.models.results import EvaluationResult
 from coder_eval.models.run import RunSummary
 from coder_eval.models.turns import over_expected_turns
 from coder_eval.records.atomic import write_text_atomic
@@ -51,7 +50,7 @@ class RunRequest:
     paths: list[str]
     select: SelectOptions = field(default_factory=SelectOptions)
     max_parallel: int = 1
-    repeats: int | None = None
+    repeats: int | Literal["auto"] | None = None
     type_override: str | None = None
     experiment: str | None = None
     sets: tuple[str, ...] = ()
@@ -72,6 +71,25 @@ class RunRequest:
     """Settings for the executor (e.g. RaySettings for `ray`); None for its defaults."""
     max_cost_usd: float | None = None
     """Stop launching units once the run's priced spend reaches this (engine/spend.py)."""
+    max_repeats: int | None = None
+    confidence: float | None = None
+    effect_size: float | None = None
+    """Adaptive replicates (`repeats="auto"`): the cap, the confidence and the effect of interest."""
+
+    def plan_inputs(self) -> PlanInputs:
+        """What the command line contributes to resolving the tasks (engine/experiment_plan.py)."""
+        r = self
+        return PlanInputs(
+            r.experiment,
+            r.sets,
+            r.model,
+            r.driver,
+            r.type_override,
+            r.repeats,
+            r.max_repeats,
+            r.confidence,
+            r.effect_size,
+        )
 
 
 @dataclass
@@ -109,6 +127,8 @@ class RunOutcome:
     """The experiment's comparison verdicts, one line per compared arm (empty for a single arm)."""
     stopped_reason: str | None = None
     """Why the run stopped launching units before the end (the spend limit), else None."""
+    adaptive: AdaptiveRecord | None = None
+    """Adaptive replicates: how far the rounds went and what they spent against the fixed design."""
 
 
 def _run_dir(request: RunRequest) -> Path:
@@ -190,17 +210,6 @@ def _link(gateway: GatewayThread | None, oracle: bool, backend: str) -> ModelLin
     return GatewayLink(gateway, oracle=oracle, backend=backend)
 
 
-def _regrade_owed(owed: list[tuple[RunUnit, EvaluationResult]], run_dir: Path) -> list[EvaluationResult]:
-    out = []
-    for unit, prior in owed:
-        try:
-            out.append(regrade_in_place(prior, unit.task, unit.directory(run_dir), run_dir))
-        except RegradeError as exc:
-            note = f"grading on resume failed: {exc}"
-            out.append(prior.model_copy(update={"error_message": "; ".join(filter(None, [prior.error_message, note]))}))
-    return out
-
-
 def run_pipeline(
     request: RunRequest,
     observer: BatchObserver | None = None,
@@ -210,10 +219,9 @@ def run_pipeline(
     started = datetime.now(UTC)
     report = load_tasks(request.paths, request.select)
     show_load_warnings(report.warnings)
-    inputs = PlanInputs(
-        request.experiment, request.sets, request.model, request.driver, request.type_override, request.repeats
-    )
-    plan = plan_units(report.tasks, inputs)
+    plan = plan_units(report.tasks, request.plan_inputs())
+    if plan.adaptive is not None and not request.grade:
+        raise UsageError("--repeats auto decides from grades, and execute grades nothing; use run (or a number)")
     units = [replace(u, oracle=True) for u in plan.units] if request.oracle else plan.units
     from coder_eval.sandbox.auto import warn_if_unisolated
 
@@ -233,18 +241,20 @@ def run_pipeline(
     executor = get_executor(request.executor, request.executor_settings)
     run_dir = _run_dir(request)
     run_dir.mkdir(parents=True, exist_ok=True)
+    rounds = None
+    if plan.adaptive is not None:
+        arms = (plan.experiment.variants[0].variant_id, plan.experiment.variants[1].variant_id)
+        rounds = AdaptiveRounds.of(units, plan.adaptive, arms, run_dir)
+    check_resumable(run_dir, rounds, resume=request.resume)
     planned = len(units)
-    prior = HeldResults()
+    recorded = Recorded(run_dir, resume=request.resume, grade=request.grade, allow_changed=request.allow_changed)
+    prior = recorded.prior
     if request.resume:
         clear_leftovers(run_dir)
-        split = partition(units, run_dir, grade=request.grade, allow_changed=request.allow_changed)
-        prior.extend(split.done + _regrade_owed(split.to_grade, run_dir))  # what the reports read of them
-        units = split.to_run
-    write_text_atomic(
-        run_dir / RUN_PLAN,
-        json.dumps({"units_planned": planned, "units_to_run": len(units), "start_time": started.isoformat()}),
-    )
-    if on_plan is not None:
+    if rounds is None:
+        units = recorded.settle(units)
+    _write_plan(run_dir, planned, len(units), started)
+    if on_plan is not None and rounds is None:
         on_plan(len(units), run_dir)
     _load_agents(units)
     from coder_eval.engine.pricing_check import warn_unpriced
@@ -254,6 +264,8 @@ def run_pipeline(
     spec = _gateway_spec(request, units, run_dir, plan.experiment, providers)
     gateway = spec.start() if spec is not None and not executor.hosts_gateways else None
     spend = _spend_limit(request, prior)
+    if rounds is not None:
+        recorded.on_kept = rounds.kept_by(spend)  # a resumed round's recorded units: decided on, and paid
     options = RunOptions(
         run_dir=run_dir,
         grade=request.grade,
@@ -270,10 +282,18 @@ def run_pipeline(
     # after every few units (it was a few percent of an agentless run's time).
     gc.freeze()
     try:
-        fresh = _held(asyncio.run(executor.run(units, options, max_parallel=request.max_parallel, observer=observer)))
+
+        def on_round(scheduled: int, to_run: int) -> None:
+            _write_plan(run_dir, scheduled, to_run, started)
+            if on_plan is not None:
+                on_plan(to_run, run_dir)
+
+        fresh, not_launched = execute(
+            units, rounds, executor, options, recorded.settle, request.max_parallel, observer, on_round
+        )
         interrupted = False
-        if spend is not None and len(fresh) < len(units):
-            stopped = spend.reason(len(units) - len(fresh))
+        if spend is not None and not_launched > 0:
+            stopped = spend.reason(not_launched)
             interrupted = True
     except BaseException:
         kill_running_commands()  # pre_run/criteria commands live in worker threads asyncio cannot cancel
@@ -298,10 +318,11 @@ def run_pipeline(
             start_time=started,
             end_time=datetime.now(UTC),
             max_parallel=request.max_parallel,
-            planned=planned,
+            planned=rounds.scheduled() if rounds is not None else planned,
             interrupted=interrupted,
             interrupt_reason=stopped,
             on_row=lambda row: over_expected.append(row) if over_expected_turns(row) else None,
+            units_fixed_design=rounds.fixed_units if rounds is not None else None,
         )
         (run_dir / RUN_PLAN).unlink(missing_ok=True)  # run.json carries units_planned now
         if interrupted and request.junit_xml is not None:
@@ -318,11 +339,20 @@ def run_pipeline(
     outcome.grading = request.grade
     outcome.verdicts = verdicts
     outcome.stopped_reason = stopped
+    outcome.adaptive = rounds.record() if rounds is not None else None
     outcome.suite_gates_ok = all(r.passed for r in rollups)
     from coder_eval.suites import suite_gate_entries
 
     outcome.failed_gates = [f"{name}: {detail}" for name, ok, detail in suite_gate_entries(rollups) if not ok]
     return outcome
+
+
+def _write_plan(run_dir: Path, planned: int, to_run: int, started: datetime) -> None:
+    """The run's plan file, read by the board while the run goes (adaptive runs rewrite it each round)."""
+    write_text_atomic(
+        run_dir / RUN_PLAN,
+        json.dumps({"units_planned": planned, "units_to_run": to_run, "start_time": started.isoformat()}),
+    )
 
 
 def _spend_limit(request: RunRequest, prior: HeldResults) -> SpendLimit | None:
@@ -343,15 +373,6 @@ def show_load_warnings(warnings: dict[Path, list[LoadWarning]]) -> None:
     for path, found in warnings.items():
         for warning in found:
             print(f"warning: {path}: {warning.render()}", file=sys.stderr)
-
-
-def _held(results: Iterable[EvaluationResult]) -> HeldResults:
-    """An executor's results as `HeldResults` (the built-in ones return that already)."""
-    if isinstance(results, HeldResults):
-        return results
-    held = HeldResults()
-    held.extend(results)
-    return held
 
 
 def _suite_rollups(tasks: list[LoadedTask], results: HeldResults, run_dir: Path) -> list[SuiteRollup]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from coder_eval.experiments.passk import TaskTrials, k_values, task_trials
 from coder_eval.experiments.stats import (
+    CONFIDENCE,
     MeanEstimate,
     PairedComparison,
     RateEstimate,
@@ -15,6 +16,7 @@ from coder_eval.experiments.stats import (
     weighted_rate,
     wilson_interval,
 )
+from coder_eval.experiments.stopping import AdaptiveSettings, TaskReplicates, sequential_evidence
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
 from coder_eval.models.results import EvaluationResult
 
@@ -106,7 +108,9 @@ def compare_two_arms(result: ExperimentResult) -> PairedComparison | None:
 def compare_arms(result: ExperimentResult, variant_a: str, variant_b: str) -> PairedComparison:
     """B − A per task over tasks both measured; unmeasured replicates of either arm are counted.
 
-    Quarantined tasks are left out (their unmeasured replicates too) or weighted."""
+    Quarantined tasks are left out (their unmeasured replicates too) or weighted. For a run with
+    adaptive replicates of these two arms the comparison is made at the run's confidence and carries
+    the sequential test (over the tasks not left out), which its verdict then also needs."""
     weights = result.task_weights()
     unmeasured = sum(
         t.unmeasured_count(v)
@@ -114,14 +118,38 @@ def compare_arms(result: ExperimentResult, variant_a: str, variant_b: str) -> Pa
         if weights.get(t.task_id, 1.0) > 0
         for v in (variant_a, variant_b)
     )
+    adaptive = result.adaptive
+    confidence, sequential = CONFIDENCE, None
+    if adaptive is not None and adaptive.arms == [variant_a, variant_b]:
+        settings = AdaptiveSettings(
+            max_repeats=adaptive.max_repeats,
+            min_repeats=adaptive.min_repeats,
+            confidence=adaptive.confidence,
+            effect_size=adaptive.effect_size,
+        )
+        kept = [r for r in adaptive_replicates(result, variant_a, variant_b) if weights.get(r.task_id, 1.0) > 0]
+        _, sequential = sequential_evidence(kept, settings)
+        confidence = adaptive.confidence
     return paired_comparison(
         result.per_replicate_scores.get(variant_a, {}),
         result.per_replicate_scores.get(variant_b, {}),
         label_a=variant_a,
         label_b=variant_b,
         unmeasured_rows=unmeasured,
-        weights=result.task_weights(),
+        weights=weights,
+        confidence=confidence,
+        sequential=sequential,
     )
+
+
+def adaptive_replicates(result: ExperimentResult, variant_a: str, variant_b: str) -> list[TaskReplicates]:
+    """Every task's replicates of two arms by replicate index, as the adaptive rounds saw them."""
+    out = []
+    for summary in result.task_summaries:
+        a = {r.replicate_index: r.weighted_score for r in summary.variant_results if r.variant_id == variant_a}
+        b = {r.replicate_index: r.weighted_score for r in summary.variant_results if r.variant_id == variant_b}
+        out.append(TaskReplicates(summary.task_id, a, b))
+    return out
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,15 @@ from typing import Literal
 import numpy as np
 from scipy import stats  # type: ignore[import-untyped]
 
-from coder_eval.experiments.verdict import Evidence, Verdict, decide, replicate_variance, replicates_needed, sentence
+from coder_eval.experiments.verdict import (
+    Evidence,
+    SequentialEvidence,
+    Verdict,
+    decide,
+    replicate_variance,
+    replicates_needed,
+    sentence,
+)
 
 CONFIDENCE = 0.95
 BOOTSTRAP_SEED = 20240531
@@ -92,6 +100,8 @@ class PairedComparison:
     """Tasks left out because the experiment quarantined them (weight 0)."""
     weighted: bool = False
     """True when quarantined tasks were counted with a weight below 1."""
+    sequential: SequentialEvidence | None = None
+    """An adaptive run's run-level e-values (experiments/sequential.py); the verdict then needs them too."""
 
     @property
     def n(self) -> int:
@@ -123,6 +133,7 @@ class PairedComparison:
             confidence=self.confidence,
             b_better=self.b_better,
             a_better=self.a_better,
+            sequential=self.sequential,
         )
 
     @property
@@ -226,6 +237,8 @@ def paired_comparison(
     confidence: float = CONFIDENCE,
     seed: int = BOOTSTRAP_SEED,
     weights: Mapping[str, float] | None = None,
+    sequential: SequentialEvidence | None = None,
+    side_tests: bool = True,
 ) -> PairedComparison:
     """Compare arm B with arm A task by task (task → measured replicate scores for each arm).
 
@@ -233,6 +246,8 @@ def paired_comparison(
     arm did not measure are excluded and counted in `tasks_excluded`. `weights` (task → weight,
     1 when absent) come from a quarantine: weight 0 leaves a task out (`tasks_quarantined`), a
     smaller weight counts its difference less in the mean, its interval and the t-test.
+    `side_tests=False` leaves out the Wilcoxon and Welch tests, which the verdict does not read
+    (adaptive replicates compare after every round, and Wilcoxon's exact test with ties is slow).
     """
     weights = weights or {}
     named = set(scores_a) | set(scores_b)
@@ -255,8 +270,10 @@ def paired_comparison(
         mean_difference=interval.mean if interval else None,
         interval=interval,
         t_pvalue=weighted_t_pvalue(diffs, w) if weighted else paired_t_pvalue(mean_a, mean_b),
-        wilcoxon_pvalue=None if weighted else wilcoxon_pvalue(diffs),
-        welch_pvalue=None if weighted else welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)),
+        wilcoxon_pvalue=wilcoxon_pvalue(diffs) if side_tests and not weighted else None,
+        welch_pvalue=(
+            welch_pvalue(_flatten(scores_a, tasks), _flatten(scores_b, tasks)) if side_tests and not weighted else None
+        ),
         b_better=int(np.sum(diffs > TIE_TOLERANCE)),
         a_better=int(np.sum(diffs < -TIE_TOLERANCE)),
         ties=int(np.sum(np.abs(diffs) <= TIE_TOLERANCE)),
@@ -267,6 +284,7 @@ def paired_comparison(
         replicate_variance=replicate_variance([scores_a, scores_b], tasks),
         tasks_quarantined=len(out),
         weighted=weighted,
+        sequential=sequential,
     )
 
 

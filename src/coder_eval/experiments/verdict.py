@@ -10,7 +10,12 @@ A comparison is decided only when all of these hold:
 
 Otherwise the verdict is `inconclusive`, and says which condition failed. Identical scores on
 every task (with enough tasks and replicates) read `no difference`. docs/experiments.md states
-these numbers and the power estimate; later rules (pass@k, adaptive replicates) extend `decide`.
+these numbers and the power estimate.
+
+A run with adaptive replicates (`--repeats auto`) chose how many replicates to run by looking at
+the data, which a fixed-sample test does not allow for; its evidence carries the anytime-valid
+e-values of `experiments/sequential.py`, and `better`/`worse` then also needs the e-value of that
+direction to reach its bar (the test, the interval and the sequential test must all agree).
 
 The power estimate: with d the observed mean difference, σ²_r the pooled variance of replicate
 scores within a (task, arm), r the replicates per arm and s² the variance of the per-task
@@ -41,6 +46,18 @@ Outcome = Literal["better", "worse", "no difference", "inconclusive"]
 
 
 @dataclass(frozen=True)
+class SequentialEvidence:
+    """The run-level e-values of an adaptive run (experiments/sequential.py) and the bar each must reach."""
+
+    e_better: float
+    e_worse: float
+    bar: float
+
+    def confirms(self, outcome: Outcome) -> bool:
+        return (self.e_better if outcome == "better" else self.e_worse) >= self.bar
+
+
+@dataclass(frozen=True)
 class Evidence:
     """What the verdict reads: the counts, the test and the interval of one two-arm comparison."""
 
@@ -56,6 +73,8 @@ class Evidence:
     confidence: float
     b_better: int = 0
     a_better: int = 0
+    sequential: SequentialEvidence | None = None
+    """Set for a run with adaptive replicates: the decision then also needs the sequential test."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +105,16 @@ def decide(e: Evidence) -> Verdict:
     constant = e.t_pvalue is None and e.low == e.high == e.mean_difference != 0
     significant = constant or (e.t_pvalue is not None and e.t_pvalue < alpha)
     if excludes and significant:
-        return Verdict("better" if e.mean_difference > 0 else "worse", "the paired test and the interval agree")
+        outcome: Outcome = "better" if e.mean_difference > 0 else "worse"
+        if e.sequential is not None and not e.sequential.confirms(outcome):
+            value = e.sequential.e_better if outcome == "better" else e.sequential.e_worse
+            return Verdict(
+                "inconclusive",
+                f"the paired test and the interval agree, but the sequential test an adaptive run needs does not "
+                f"confirm it yet (e-value {value:.3g}, needs {e.sequential.bar:g})",
+            )
+        why = "the paired test, the interval and the sequential test agree" if e.sequential else ""
+        return Verdict(outcome, why or "the paired test and the interval agree")
     if excludes:
         return Verdict("inconclusive", f"the interval excludes zero but the paired t-test does not reach p < {alpha:g}")
     if significant:
@@ -151,6 +179,10 @@ def sentence(e: Evidence, verdict: Verdict) -> str:
     if e.mean_difference is not None and e.low is not None and e.high is not None:
         numbers += f", mean {_signed(e.mean_difference)}, {level} CI [{_signed(e.low)}, {_signed(e.high)}]"
     numbers += ", paired t-test p = " + ("n/a" if e.t_pvalue is None else f"{e.t_pvalue:.3g}")
+    if e.sequential is not None:
+        worse = verdict.outcome == "worse" or (e.mean_difference is not None and e.mean_difference < 0)
+        value = e.sequential.e_worse if worse else e.sequential.e_better
+        numbers += f", sequential e-value {value:.3g} (bar {e.sequential.bar:g})"
     if verdict.outcome == "better":
         head = f"{b} better than {a} on {e.b_better} of {e.tasks} tasks"
     elif verdict.outcome == "worse":

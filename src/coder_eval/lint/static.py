@@ -170,13 +170,16 @@ def _group_duplicates(group: list[LoadedTask], order: list[int], lines: Lines) -
                 continue
             ratio = SequenceMatcher(None, prompts[i], prompts[j], autojunk=False).ratio()
             if ratio >= DUPLICATE_RATIO:
-                yield order[j], finding(
-                    "CE105",
-                    file=str(later.source_file),
-                    line=lines.line(later.source_file, "initial_prompt"),
-                    task_id=later.task_id,
-                    message=f"prompt is {ratio:.0%} the same as {earlier.task_id} ({earlier.source_file}) "
-                    "with the same criterion types",
+                yield (
+                    order[j],
+                    finding(
+                        "CE105",
+                        file=str(later.source_file),
+                        line=lines.line(later.source_file, "initial_prompt"),
+                        task_id=later.task_id,
+                        message=f"prompt is {ratio:.0%} the same as {earlier.task_id} ({earlier.source_file}) "
+                        "with the same criterion types",
+                    ),
                 )
                 break
 

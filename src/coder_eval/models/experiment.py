@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
+from coder_eval.models.adaptive import AdaptiveConfig
 from coder_eval.models.base import Identifier, NonBlank, StrictModel
 from coder_eval.models.partial import check_partial, check_partial_agent
 from coder_eval.models.providers import ProvidersConfig
@@ -27,6 +28,20 @@ from coder_eval.models.task_parts import (
 )
 
 KEBAB_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+def _repeats(value: Any) -> Any:
+    """One plain message for a bad `repeats`, instead of one per member of the union."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)  # "3" was always read as 3
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if value == "auto" or (whole and value >= 1):
+        return value
+    raise ValueError(f"repeats takes a whole number of at least 1, or auto (adaptive replicates), not {value!r}")
+
+
+Repeats = Annotated[int | Literal["auto"], BeforeValidator(_repeats)]
+"""A replicate count, or `auto`: adaptive replicates (docs/experiments.md, "Adaptive replicates")."""
 
 
 class PrefixMutation(StrictModel):
@@ -133,7 +148,11 @@ class ExperimentDefaults(StrictModel):
     prompt_mutations: list[PromptMutation] = Field(
         default_factory=list, description="Mutations applied to every variant's prompt, before the variant's own."
     )
-    repeats: int | None = Field(None, ge=1, description="Replicates per (task, variant) unless a variant says.")
+    repeats: Repeats | None = Field(
+        None,
+        description="Replicates per (task, variant) unless a variant says; `auto` adds them in rounds while they "
+        "can still change the verdict of two arms (see `adaptive`).",
+    )
     driver: NonBlank | None = Field(
         None, description="Sandbox driver for every variant (a variant's own driver wins); same as sandbox.driver."
     )
@@ -241,7 +260,10 @@ class ExperimentDefinition(StrictModel):
         default_factory=ExperimentDefaults, description="Partial config applied to every variant."
     )
     variants: list[ExperimentVariant] = Field(min_length=1, description="The arms; variant_id values are unique.")
-    repeats: int | None = Field(None, ge=1, description="Same as defaults.repeats (set one or the other).")
+    repeats: Repeats | None = Field(None, description="Same as defaults.repeats (set one or the other).")
+    adaptive: AdaptiveConfig | None = Field(
+        None, description="Settings of adaptive replicates, used when repeats is auto (here or on the command line)."
+    )
     providers: ProvidersConfig | None = Field(
         None,
         description="Model providers for this experiment's runs, over the user's providers.yaml (same format: "
@@ -277,6 +299,13 @@ class ExperimentDefinition(StrictModel):
             raise ValueError(f"variant_id {', '.join(map(repr, dupes))} is used more than once")
         if self.repeats is not None and self.defaults.repeats is not None:
             raise ValueError("set repeats either at the top level or under defaults, not both")
+        if self.default_repeats == "auto":
+            fixed = [v.variant_id for v in self.variants if v.repeats is not None]
+            if fixed:
+                raise ValueError(
+                    f"repeats: auto runs every arm's replicates in pairs, so variant {', '.join(map(repr, fixed))} "
+                    "cannot set its own repeats; remove it (or set a number of repeats for the whole experiment)"
+                )
         return self
 
     @property
@@ -290,7 +319,7 @@ class ExperimentDefinition(StrictModel):
         return self
 
     @property
-    def default_repeats(self) -> int | None:
+    def default_repeats(self) -> int | Literal["auto"] | None:
         """Experiment-wide replicate count, wherever it was written."""
         return self.defaults.repeats if self.defaults.repeats is not None else self.repeats
 

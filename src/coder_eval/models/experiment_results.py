@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field, computed_field
 
+from coder_eval.models.adaptive import AdaptiveRecord
 from coder_eval.models.base import RecordModel
 from coder_eval.models.run import nothing_was_measured
 from coder_eval.models.status import FinalStatus
@@ -157,3 +158,8 @@ class ExperimentResult(RecordModel):
     def task_weights(self) -> dict[str, float]:
         """Task id -> its weight in the statistics, for quarantined tasks only (every other task weighs 1)."""
         return {q.task_id: q.weight for q in self.quarantine}
+    adaptive: AdaptiveRecord | None = Field(
+        None,
+        description="For a run with adaptive replicates: the stopping rule of every task and the units spent "
+        "against the fixed design (the verdict then also needs the sequential test).",
+    )

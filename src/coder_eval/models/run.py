@@ -103,6 +103,11 @@ class RunSummary(RecordModel):
         None, description="Units the run set out to do (tasks x variants x replicates), resumed ones included."
     )
     units_finished: int | None = Field(None, description="Units with a record when run.json was written.")
+    units_fixed_design: int | None = Field(
+        None,
+        description="Adaptive replicates only: the units the fixed design (max_repeats × tasks × arms) would run; "
+        "units_planned is what the adaptive rounds scheduled.",
+    )
     interrupted: bool = Field(False, description="The run stopped (signal, interrupt) before every planned unit ran.")
     interrupt_reason: str | None = Field(
         None, description="Why the run stopped early when it was not a signal (e.g. the --max-cost-usd limit)."
@@ -120,6 +125,17 @@ class RunSummary(RecordModel):
         planned = "?" if self.units_planned is None else str(self.units_planned)
         why = f" ({self.interrupt_reason})" if self.interrupt_reason else ""
         return f"Interrupted: {done} of {planned} planned units finished{why}; figures cover only those."
+
+    def adaptive_note(self) -> str | None:
+        """For adaptive replicates: the units run against the fixed design's, else None."""
+        fixed = self.units_fixed_design
+        if not fixed:
+            return None
+        spent = self.units_finished if self.units_finished is not None else self.tasks_run
+        return (
+            f"Adaptive replicates: {spent} units run of the fixed design's {fixed} ({1 - spent / fixed:.0%} saved); "
+            "experiment.md says which rule stopped each task."
+        )
 
     @property
     def tasks_graded(self) -> int:

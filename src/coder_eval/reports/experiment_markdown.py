@@ -36,7 +36,7 @@ from coder_eval.experiments.stats import (
 from coder_eval.experiments.verdict import MIN_REPLICATES, MIN_TASKS
 from coder_eval.models.experiment_results import ExperimentResult, TaskExperimentSummary, VariantAggregate
 from coder_eval.models.results import EvaluationResult
-from coder_eval.reports import passk_tables
+from coder_eval.reports import adaptive_tables, passk_tables
 from coder_eval.reports.format import format_duration, format_percent, format_score, format_tokens
 from coder_eval.reports.markdown import cell, code, fenced
 
@@ -67,6 +67,7 @@ def render_experiment_markdown(result: ExperimentResult) -> str:
             weights=result.task_weights(),
         ),
         _comparison_section(compare_two_arms(result)),
+        adaptive_tables.markdown_section(result.adaptive),
         _ranking_section(rank_arms(result)),
         _task_table(result),
         _chart_section(result),
@@ -193,13 +194,16 @@ def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
     ci = "n/a" if c.interval is None else f"[{signed(c.interval.low, 3)}, {signed(c.interval.high, 3)}]"
     decision = c.decision
     unweighted = "n/a (no weighted form; quarantined tasks are weighted)" if c.weighted else None
+    sequential = c.sequential
+    rule = (
+        f"decided only with {MIN_TASKS}+ tasks × {MIN_REPLICATES}+ replicates, paired t-test p < "
+        f"{1 - c.confidence:.2g} and a {level} CI that excludes zero"
+    )
+    if sequential is not None:
+        rule += f", and (adaptive replicates) a sequential e-value of at least {sequential.bar:g} in that direction"
     rows = [
         ("Verdict", decision.outcome + ("" if decision.outcome in ("better", "worse") else f": {decision.why}")),
-        (
-            "Rule",
-            f"decided only with {MIN_TASKS}+ tasks × {MIN_REPLICATES}+ replicates, paired t-test p < "
-            f"{1 - c.confidence:.2g} and a {level} CI that excludes zero",
-        ),
+        ("Rule", rule),
         ("Tasks compared", f"{c.n} ({c.tasks_excluded} not measured in both arms)"),
         ("Replicates (fewest per task and arm)", str(c.min_replicates)),
         ("Unmeasured replicates excluded", str(c.unmeasured_rows)),
@@ -220,6 +224,13 @@ def comparison_rows(c: PairedComparison) -> list[tuple[str, str]]:
     if c.tasks_quarantined or c.weighted:
         left_out = f"{c.tasks_quarantined} left out" if c.tasks_quarantined else "none left out"
         rows.insert(3, ("Quarantined tasks", left_out + ("; weighted tasks count less" if c.weighted else "")))
+    if sequential is not None:
+        rows.append(
+            (
+                f"Sequential e-values ({c.label_b} better / {c.label_a} better)",
+                f"{sequential.e_better:.3g} / {sequential.e_worse:.3g} (bar {sequential.bar:g})",
+            )
+        )
     return rows
 
 

@@ -177,9 +177,11 @@ def _run_header(summary: RunSummary) -> str:
         f"simulated user {format_spend(summary.simulator_cost_usd, ran=summary.simulator_ran, floor=floor)}"
     )
     note = summary.progress_note()
+    adaptive = summary.adaptive_note()
     lines = [
         f"<h1>Coder Eval run {escape(summary.run_id)}</h1>",
         *([f'<p class="note"><strong>{escape(note)}</strong></p>'] if note else []),
+        *([f'<p class="note">{escape(adaptive)}</p>'] if adaptive else []),
         '<p class="chips">' + "".join(f"<span>{escape(c)}</span>" for c in chips) + "</p>",
         f"<p>Pass rate <strong>{format_percent(summary.pass_rate)}</strong> · "
         f"error share {format_percent(summary.error_share)} · "

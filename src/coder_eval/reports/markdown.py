@@ -120,10 +120,12 @@ def _run_header(summary: RunSummary) -> list[str]:
         f"{summary.tasks_not_graded} not graded"
     )
     note = summary.progress_note()
+    adaptive = summary.adaptive_note()
     return [
         f"# Coder Eval run {cell(summary.run_id)}",
         "",
         *([f"> **{cell(note, limit=DETAIL_LIMIT)}**", ""] if note else []),
+        *([f"> {cell(adaptive)}", ""] if adaptive else []),
         counts,
         f"- **Pass rate:** {format_percent(summary.pass_rate)} · "
         f"**Error share:** {format_percent(summary.error_share)}",
