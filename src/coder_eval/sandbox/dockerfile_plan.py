@@ -3,7 +3,7 @@
 A rehearsal runs a docker task without a daemon (see rehearsal.py): the host's system stands in for
 the base image and the Dockerfile's own steps are replayed on top, offline. The plan is made once,
 before anything runs, so `plan` refuses exactly what `run` would: a step that needs the network
-(`apt-get install`, `pip install`, `curl`, `ADD https://...`), a COPY into the host's system
+(`apt-get install`, `pip install`, `curl`, `ADD` of a URL), a COPY into the host's system
 directories, a copy from another build stage, a missing source, a secret mount. Commands the
 operator says the host already provides (`sandbox.rehearsal.assume_done`) are skipped and listed.
 
