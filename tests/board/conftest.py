@@ -46,9 +46,13 @@ def board(runs: Runs) -> Iterator[Server]:
     stop_board(server)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """Chromium under Playwright (Debian's /usr/bin/chromium), shared by the browser tests."""
+    """Chromium under Playwright (Debian's /usr/bin/chromium), shared by one module's browser tests.
+
+    Module scope, not session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and every later test that calls `asyncio.run` would fail on it.
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     chromium = require_chromium()
     with sync_api.sync_playwright() as p:
