@@ -10,9 +10,21 @@ from pathlib import Path
 
 import pytest
 from raycluster import CLI_BIN as BIN
-from raycluster import RayCluster, dataset_task, ray_cluster, ray_env
+from raycluster import RayCluster, dataset_task, descendants, ray_cluster, ray_env
 
 pytestmark = pytest.mark.slow
+
+
+def running_a_unit(node: subprocess.Popen[bytes]) -> bool:
+    """Whether a unit's pre_run `sleep` is running under the node (so killing it interrupts a unit)."""
+    for pid in descendants(node.pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"sleep"):
+            return True
+    return False
 
 
 @pytest.fixture
@@ -22,7 +34,7 @@ def doomed_cluster() -> Iterator[RayCluster]:
 
 
 def test_killed_worker_node_loses_nothing(doomed_cluster: RayCluster, tmp_path: Path) -> None:
-    task = dataset_task(tmp_path / "rows.yaml", 200, pause=0.1)
+    task = dataset_task(tmp_path / "rows.yaml", 200, pause=0.2)
     run_dir = tmp_path / "run"
     args = [str(BIN), "run", str(task), "--run-dir", str(run_dir)]
     args += ["--executor", "ray", "--ray-address", doomed_cluster.address]
@@ -32,6 +44,8 @@ def test_killed_worker_node_loses_nothing(doomed_cluster: RayCluster, tmp_path: 
         deadline = time.monotonic() + 300
         while len(list(run_dir.rglob("task.json"))) < 20 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.2)
+        while not running_a_unit(doomed_cluster.nodes[1]) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
         assert proc.poll() is None, "the run ended before the worker could be killed"
         doomed_cluster.kill_node(doomed_cluster.nodes[1])
         proc.wait(timeout=600)

@@ -377,3 +377,42 @@ def test_what_a_unit_installed_is_listed_within_bounds(tmp_path: Path) -> None:
     listed = box.python.info["installed_by_unit"]
     assert len(listed) == MAX_INSTALLED_NAMES and box.python.info["installed_by_unit_not_listed"] == 6
     assert all(len(name) <= MAX_NAME_CHARS + 1 for name in listed)
+
+
+def test_a_worker_builds_the_task_environment_once_though_each_units_run_directory_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ray worker runs every unit in a run directory of its own and removes it afterwards; the
+    shared environment must not live there, or each unit builds it again (1.8 s a unit here)."""
+    from coder_eval.sandbox import task_envs
+
+    builds: list[str] = []
+    real = task_envs._build
+
+    def counted(*args: Any) -> Any:
+        builds.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(task_envs, "_build", counted)
+
+    def one_unit(name: str) -> None:
+        box = make(tmp_path / name, "tempdir")
+        try:
+            box.setup()
+            assert box.python.info["cloned"] is True
+        finally:
+            box.finish()
+        shutil.rmtree(tmp_path / name)  # the unit's run directory, scratch and all, goes with it
+
+    one_unit("a")
+    one_unit("b")
+    assert len(builds) == 2  # in a run's scratch: gone with the first unit
+    remove_shared_envs()
+    builds.clear()
+    task_envs.keep_across_runs()
+    try:
+        one_unit("c")
+        one_unit("d")
+    finally:
+        task_envs.keep_across_runs(False)
+    assert len(builds) == 1

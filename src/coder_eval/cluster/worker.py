@@ -62,7 +62,9 @@ def run_on_worker(unit: RunUnit, job: WorkerJob, attempt: int) -> UnitOutcome:
 
     from coder_eval.common.process import kill_running_commands
     from coder_eval.engine.orchestrator import RunOptions, run_unit
+    from coder_eval.sandbox.task_envs import keep_across_runs
 
+    keep_across_runs()  # this unit's run directory goes when it ends; the task's environment serves the next
     node_id = ray.get_runtime_context().get_node_id()
     job.ledger.started.remote(unit.directory(job.run_dir).as_posix(), attempt, node_id)
     local_root = None if job.shared_run_dir else Path(tempfile.mkdtemp(prefix="coder-eval-unit-"))

@@ -114,6 +114,18 @@ _built: dict[str, SharedPythonEnv] = {}
 _failed: dict[str, SetupError] = {}
 _building: dict[str, threading.Lock] = {}
 _cleans_at_exit = False
+_outlives_runs = False
+
+
+def keep_across_runs(keep: bool = True) -> None:
+    """Keep this process's shared environments in the temporary directory, not in a run's scratch.
+
+    For a process that serves many short runs (a Ray worker runs each unit in a run directory of its
+    own, removed when the unit ends): in the unit's scratch, the environment would go with the unit
+    and every unit would build it again. The store is removed when the process exits."""
+    global _outlives_runs
+    with _lock:
+        _outlives_runs = keep
 
 
 def shared_python_env(
@@ -312,6 +324,8 @@ def _store_dir(near: Path | None = None) -> Path:
     one (removed with it when the run ends), else in the temporary directory."""
     global _store, _cleans_at_exit
     with _lock:
+        if _outlives_runs:
+            near = None
         if _store is None or not _store.is_dir():
             if not _cleans_at_exit:  # a process that never reaches a run's own clean-up (a Ray worker) still cleans
                 _cleans_at_exit = True
