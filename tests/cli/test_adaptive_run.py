@@ -20,6 +20,8 @@ import yaml
 from clirun import BIN, cli
 
 from coder_eval.agents.claude_code.options import bundled_cli
+from coder_eval.board.api import BoardApi
+from coder_eval.board.catalog import RunCatalog
 
 pytestmark = pytest.mark.slow
 
@@ -93,6 +95,12 @@ def test_a_clear_winner_stops_after_the_first_round(tmp_path: Path) -> None:
     assert summary["interrupted"] is False
     report = (run_dir / "experiment.md").read_text(encoding="utf-8")
     assert "## Adaptive replicates" in report and "20 of 80 units" in report
+    board = BoardApi(RunCatalog([tmp_path])).get("runs/run/experiment")  # the board's experiment page
+    spent = dict(board["adaptive"]["summary"])["Units spent"]
+    assert spent.startswith("20 of 80 units") and board["adaptive"]["units_fixed_design"] == 80
+    assert {row[5] for row in board["adaptive"]["tasks"]} == {"verdict"}
+    [comparison] = board["comparisons"]
+    assert comparison["sequential"]["e_better"] >= comparison["sequential"]["bar"] == 40
     assert "| alpha | 2 | 2 | +1.000 |" in report and "| verdict | 1 |" in report
     assert "Sequential e-values (arm-b better / arm-a better)" in report
     assert "Adaptive replicates" in (run_dir / "experiment.html").read_text(encoding="utf-8")

@@ -18,8 +18,10 @@ from coder_eval.experiments.analysis import (
 )
 from coder_eval.experiments.passk import TaskTrials
 from coder_eval.experiments.stats import MeanEstimate, PairedComparison, RateEstimate
+from coder_eval.models.adaptive import AdaptiveRecord
 from coder_eval.models.experiment_results import ExperimentResult
 from coder_eval.models.suite import SuiteRollup
+from coder_eval.reports import adaptive_tables
 
 EXPERIMENT_JSON = "experiment.json"
 SUITE_JSON = "suite.json"
@@ -126,6 +128,21 @@ def experiment_payload(run_id: str, result: ExperimentResult) -> dict[str, Any]:
         "k": largest,
         "quarantine": [q.model_dump(mode="json") for q in result.quarantine],
         "quarantine_summary": quarantine_summary(result),
+        "adaptive": _adaptive(result.adaptive),
+    }
+
+
+def _adaptive(record: AdaptiveRecord | None) -> dict[str, Any] | None:
+    """An adaptive run's spend against the fixed design and each task's stopping rule, as the reports word them."""
+    if record is None:
+        return None
+    return {
+        "summary": [list(row) for row in adaptive_tables.summary_rows(record)],
+        "headers": list(adaptive_tables.TASK_HEADERS),
+        "tasks": adaptive_tables.task_rows(record),
+        "note": adaptive_tables.method_note(record),
+        "units_spent": record.units_spent,
+        "units_fixed_design": record.units_fixed_design,
     }
 
 
@@ -148,6 +165,9 @@ def _comparison(c: PairedComparison) -> dict[str, Any]:
         "unmeasured_rows": c.unmeasured_rows,
         "tasks_quarantined": c.tasks_quarantined,
         "weighted": c.weighted,
+        "sequential": None
+        if c.sequential is None
+        else {"e_better": c.sequential.e_better, "e_worse": c.sequential.e_worse, "bar": c.sequential.bar},
     }
 
 

@@ -52,7 +52,8 @@
         app.appendChild(h("div", { class: "card verdict", id: "verdict" }, h("b", { text: c.b + " vs " + c.a + ": " }), c.verdict,
           h("div", { class: "muted small", text: "mean difference " + B.signed(c.mean_difference, function (v) { return v.toFixed(3); }) + (c.interval ? ", 95% CI [" + c.interval.low.toFixed(3) + ", " + c.interval.high.toFixed(3) + "]" : "") +
             " · paired t p=" + (c.t_pvalue === null ? "n/a" : c.t_pvalue.toFixed(3)) + " · Wilcoxon p=" + (c.wilcoxon_pvalue === null ? "n/a" : c.wilcoxon_pvalue.toFixed(3)) +
-            " · " + c.b_better + " better, " + c.a_better + " worse, " + c.ties + " tied over " + c.n + " tasks" })));
+            " · " + c.b_better + " better, " + c.a_better + " worse, " + c.ties + " tied over " + c.n + " tasks" +
+            (c.sequential ? " · sequential e-values " + c.sequential.e_better.toPrecision(3) + " (" + c.b + " better) / " + c.sequential.e_worse.toPrecision(3) + " (" + c.a + " better), bar " + c.sequential.bar.toPrecision(3) : "") })));
       });
       app.appendChild(B.section("Arms side by side", h("div", { class: "scroll" }, table("arms", ["Arm", "Pass rate [95% CI]", "Mean score [95% CI]", "Rows", "Succeeded", "Failed", "Errors", "Tokens", "Avg duration", "Unmeasured"],
         x.arms.map(function (a, i) {
@@ -61,6 +62,10 @@
             h("td", { class: "num", text: g.tasks_run }), h("td", { class: "num", text: g.tasks_succeeded }), h("td", { class: "num", text: g.tasks_failed }),
             h("td", { class: "num", text: g.tasks_error }), h("td", { class: "num", text: B.int(g.total_tokens) }), h("td", { class: "num", text: B.secs(g.average_duration) }), h("td", { class: "num", text: a.unmeasured }));
         })))));
+      if (x.adaptive) app.appendChild(B.section("Adaptive replicates", h("div", { id: "adaptive" },
+        table("adaptive-summary", ["Measure", "Value"], x.adaptive.summary.map(function (r) { return h("tr", {}, h("td", { text: r[0] }), h("td", { text: r[1] })); })),
+        h("div", { class: "scroll" }, table("adaptive-tasks", x.adaptive.headers, x.adaptive.tasks.map(function (r) { return h("tr", {}, r.map(function (v, i) { return h("td", { class: i === 0 ? "mono" : "", text: v }); })); }))),
+        h("p", { class: "muted small", text: x.adaptive.note }))));
       var pk = [];
       x.arms.forEach(function (a, i) {
         (a.pass_k || []).forEach(function (f) {
