@@ -139,11 +139,7 @@ def test_every_report_says_which_tasks_were_quarantined_and_how(row: Row) -> Non
     )
     result = result.model_copy(update={"quarantine": records})
     summary = quarantine_summary(result)
-    assert (
-        summary is not None
-        and "task-1 counted at weight 0.5" in summary
-        and "Not in this run: nowhere" in summary
-    )
+    assert summary is not None and "task-1 counted at weight 0.5" in summary and "Not in this run: nowhere" in summary
     markdown = render_experiment_markdown(result)
     assert "## Quarantine" in markdown and "| task-1 | weight 0.5 | yes |" in markdown and "Why: flips" in markdown
     assert "task-1 (quarantined: weight 0.5)" in markdown

@@ -56,7 +56,7 @@ def test_fragments_split_outside_quotes_and_substitutions() -> None:
 
 def test_expand_follows_dockers_word_rules() -> None:
     values = {"A": "1", "EMPTY": ""}
-    assert expand('"x $A" ${B:-dflt} ${A:+alt} \'$A\' \\$A ${EMPTY:-e}', values) == "x 1 dflt alt $A $A e"
+    assert expand("\"x $A\" ${B:-dflt} ${A:+alt} '$A' \\$A ${EMPTY:-e}", values) == "x 1 dflt alt $A $A e"
 
 
 def _plan(tmp_path: Path, dockerfile: str, *, assume: tuple[str, ...] = (), working_dir: str | None = "auto",
@@ -74,8 +74,8 @@ def _plan(tmp_path: Path, dockerfile: str, *, assume: tuple[str, ...] = (), work
 def test_a_plan_replays_env_workdir_copy_and_run_in_order(tmp_path: Path) -> None:
     plan = _plan(
         tmp_path,
-        "FROM python:3.12-slim\nARG WHO=world\nENV GREETING=\"hello $WHO\" PATH=/opt/tool/bin:$PATH\n"
-        "WORKDIR /app\nCOPY data/ ./data/\nRUN <<EOF\necho \"$GREETING\" > out.txt\nEOF\n"
+        'FROM python:3.12-slim\nARG WHO=world\nENV GREETING="hello $WHO" PATH=/opt/tool/bin:$PATH\n'
+        'WORKDIR /app\nCOPY data/ ./data/\nRUN <<EOF\necho "$GREETING" > out.txt\nEOF\n'
         'RUN python3 - <<PY\nprint("fed on stdin")\nPY\nRUN ["echo", "exec form"]\nUSER nobody\nCMD ["bash"]\n',
         files={"data/a.txt": "a\n"},
     )

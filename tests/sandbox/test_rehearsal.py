@@ -32,7 +32,7 @@ RUN cat /tmp/carry >> greeting.txt
 """
 CHECK = (
     'test "$PWD" = /app && test "$(cat greeting.txt)" = "hello world\ncarried" && test -f data/seed.txt '
-    '&& test -f /tests/seed.txt && test -w /logs/verifier && test ! -e /tmp/carry && greet && test -f out.txt'
+    "&& test -f /tests/seed.txt && test -w /logs/verifier && test ! -e /tmp/carry && greet && test -f out.txt"
 )
 
 
@@ -141,7 +141,7 @@ def test_a_write_the_unit_could_not_be_shown_is_refused(tmp_path: Path) -> None:
 
 def test_regrading_a_rehearsed_run_replays_the_image_but_keeps_the_graded_work(tmp_path: Path) -> None:
     dockerfile = "FROM debian\nWORKDIR /app\nCOPY data/ ./data/\nRUN mkdir -p /grading && chmod 1777 /grading\n"
-    check = "grep -q solved data/seed.txt && test -d /grading && test \"$PWD\" = /app"
+    check = 'grep -q solved data/seed.txt && test -d /grading && test "$PWD" = /app'
     task = write_task(
         tmp_path / "suite",
         dockerfile,

@@ -158,6 +158,7 @@ class ExperimentResult(RecordModel):
     def task_weights(self) -> dict[str, float]:
         """Task id -> its weight in the statistics, for quarantined tasks only (every other task weighs 1)."""
         return {q.task_id: q.weight for q in self.quarantine}
+
     adaptive: AdaptiveRecord | None = Field(
         None,
         description="For a run with adaptive replicates: the stopping rule of every task and the units spent "
