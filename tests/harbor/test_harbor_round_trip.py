@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from coder_eval.sandbox.docker import docker_available
+
 TASK = {
     "task_id": "greet-file",
     "description": "write a greeting program",
@@ -108,7 +110,9 @@ def test_export_then_verify_then_import_then_grade(tmp_path: Path, verifier_pyth
     (criterion,) = imported["success_criteria"]
     assert criterion["type"] == "harbor_verifier"
     assert imported["agent"]["type"] == "claude-code" and "Bash" in imported["agent"]["allowed_tools"]
-    planned = cli("plan", "imported", "-b", "script", "--oracle", cwd=tmp_path)
+    # without a daemon, `plan` refuses a docker task unless it is rehearsed on the host (as run would)
+    rehearse = [] if docker_available() else ["--rehearse"]
+    planned = cli("plan", "imported", "-b", "script", "--oracle", *rehearse, cwd=tmp_path)
     assert planned.returncode == 0, planned.stdout + planned.stderr
 
     # Grade the solved workspace with the imported task: its verifier runs the exported one. The
