@@ -95,6 +95,9 @@ def test_a_clear_winner_stops_after_the_first_round(tmp_path: Path) -> None:
     assert summary["interrupted"] is False
     report = (run_dir / "experiment.md").read_text(encoding="utf-8")
     assert "## Adaptive replicates" in report and "20 of 80 units" in report
+    rebuilt = cli("aggregate", run_dir, "-o", tmp_path / "rebuilt", cwd=tmp_path)  # keeps the fixed design
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert read(tmp_path / "rebuilt" / "run.json")["units_fixed_design"] == 80
     board = BoardApi(RunCatalog([tmp_path])).get("runs/run/experiment")  # the board's experiment page
     spent = dict(board["adaptive"]["summary"])["Units spent"]
     assert spent.startswith("20 of 80 units") and board["adaptive"]["units_fixed_design"] == 80

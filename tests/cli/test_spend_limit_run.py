@@ -63,6 +63,12 @@ def test_spend_limit_stops_launching_and_resume_finishes(tmp_path: Path) -> None
     assert "spend limit reached" in summary["interrupt_reason"]
     assert summary["total_cost_usd"] > 0.001
     assert sorted(p.name for p in (run_dir / "default" / "priced").iterdir()) == ["00"]
+    rebuilt = cli("aggregate", run_dir, "-o", tmp_path / "rebuilt", cwd=tmp_path)  # from the records alone
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    again = json.loads((tmp_path / "rebuilt" / "run.json").read_text())
+    assert again["interrupted"] is True and again["units_planned"] == 3 and again["units_finished"] == 1
+    assert again["interrupt_reason"] == summary["interrupt_reason"]
+    assert "Interrupted: 1 of 3 planned units" in (tmp_path / "rebuilt" / "run.md").read_text()
 
     resumed = cli(*common, "--resume", cwd=tmp_path, timeout=600, env=env)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr

@@ -366,17 +366,32 @@ def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]
     results, warnings = read_task_results(run_dir)
     if not results and not (run_dir / RUN_JSON).is_file():
         raise RecordError(f"{run_dir} holds no task.json files; nothing to aggregate")
-    skipped = []
     try:
-        previous = read_run_summary(run_dir)
-        skipped = previous.skipped_tasks
-        max_parallel = previous.max_parallel
+        previous: RunSummary | None = read_run_summary(run_dir)
     except RecordError:
-        max_parallel = 1
+        previous = None
     target = output or run_dir
     target.mkdir(parents=True, exist_ok=True)
-    summary = write_run_files(target, results, run_id=run_dir.name, skipped=skipped, max_parallel=max_parallel)
+    summary = write_run_files(target, results, run_id=run_dir.name, **_kept_from(previous, len(results)))
     return summary, warnings
+
+
+def _kept_from(previous: RunSummary | None, records: int) -> dict[str, Any]:
+    """What the records alone do not say, kept from the run's own run.json: the skipped tasks, the
+    parallelism, the planned units (so a partial run stays marked partial) and the fixed design an
+    adaptive run is measured against."""
+    if previous is None:
+        return {"max_parallel": 1}
+    planned = previous.units_planned
+    short = planned is not None and records < planned
+    return {
+        "skipped": previous.skipped_tasks,
+        "max_parallel": previous.max_parallel,
+        "planned": planned,
+        "interrupted": previous.interrupted and (planned is None or short),
+        "interrupt_reason": previous.interrupt_reason if short or planned is None else None,
+        "units_fixed_design": previous.units_fixed_design,
+    }
 
 
 def _relative(target: Path, start: Path) -> str:
