@@ -377,9 +377,8 @@ def aggregate(run_dir: Path, output: Path | None) -> tuple[RunSummary, list[str]
 
 
 def _kept_from(previous: RunSummary | None, records: int) -> dict[str, Any]:
-    """What the records alone do not say, kept from the run's own run.json: the skipped tasks, the
-    parallelism, the planned units (so a partial run stays marked partial) and the fixed design an
-    adaptive run is measured against."""
+    """What records alone do not say, kept from run.json: skipped tasks, parallelism, planned units (a
+    partial run stays partial) and an adaptive run's fixed design."""
     if previous is None:
         return {"max_parallel": 1}
     planned = previous.units_planned
